@@ -1,0 +1,65 @@
+// ChatModel: one call to a language model (or to something that stands in for
+// one, such as the deterministic rules planner or a scripted fake).
+//
+// Complete() sends the conversation and the tool specs and returns one assistant
+// message. It never throws. A model that answered with something unusable (no
+// text and no calls, unparseable text-protocol output) still returns OK with
+// ModelResponse::parse_error set: the agent shows that error to the model as an
+// observation. A non-OK Status means the model could not be reached or refused
+// the request after retries; the agent then ends the run with status `error`.
+// Implementations must be safe to call from one thread at a time per instance;
+// the OpenAI client is also safe to call concurrently.
+#ifndef MEDREACT_MODEL_H_
+#define MEDREACT_MODEL_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "medreact/cancel.h"
+#include "medreact/json.h"
+#include "medreact/message.h"
+#include "medreact/status.h"
+#include "medreact/tool.h"
+
+namespace medreact {
+
+struct ModelRequest {
+  std::vector<Message> messages;   // system first, if any
+  std::vector<ToolSpec> tools;     // empty: no tools offered
+  std::string tool_choice;         // "auto", "none", "required" or "" (omit). Default: ""
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;
+  bool stream = false;             // SSE streaming where the provider supports it
+};
+
+struct ModelResponse {
+  Message message;              // role kAssistant; content and/or tool_calls
+  Usage usage;                  // zero when the provider did not report it
+  std::string finish_reason;    // as reported; informative only, never used to detect calls
+  std::string model;            // model name the server reported, if any
+  std::string parse_error;      // non-empty: the reply was unusable; shown to the model
+  Json final_fields;            // text protocol: app-defined final-block fields, else null
+  int attempts = 1;             // HTTP attempts made (retries + 1)
+};
+
+// Per-call context: deadline, cancellation, and a sink for streamed text.
+struct ModelCallContext {
+  Deadline deadline = Deadline::Never();
+  CancellationToken cancel;
+  std::function<void(std::string_view text_delta)> on_text_delta;  // may be empty
+};
+
+class ChatModel {
+ public:
+  virtual ~ChatModel() = default;
+  virtual Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext& ctx) = 0;
+  virtual std::string name() const = 0;      // model name for traces
+  virtual std::string protocol() const = 0;  // "native", "text", "rules", "scripted", ...
+};
+
+}  // namespace medreact
+
+#endif  // MEDREACT_MODEL_H_
