@@ -42,6 +42,7 @@ struct ModelResponse {
   std::string model;            // model name the server reported, if any
   std::string parse_error;      // non-empty: the reply was unusable; shown to the model
   Json final_fields;            // text protocol: app-defined final-block fields, else null
+  std::string raw_text;         // the model's reply text before protocol parsing (text protocol), else ""
   int attempts = 1;             // HTTP attempts made (retries + 1)
 };
 
