@@ -5,6 +5,7 @@
 // fakes. Send() never throws. A transport-level failure (DNS, refused
 // connection, timeout, reset) is a non-OK Status with code kUnavailable or
 // kTimeout; any HTTP status, including 4xx/5xx, is an OK HttpResponse.
+// Cancellation (the token, or on_chunk returning false) gives kCancelled.
 // MakeCurlTransport() returns an object safe to use from many threads.
 #ifndef MEDREACT_HTTP_H_
 #define MEDREACT_HTTP_H_

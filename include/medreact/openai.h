@@ -7,9 +7,10 @@
 // never erased by later empty values; `arguments` as fragments or whole, as a
 // string or as an object; ids minted when missing; tool calls detected by their
 // presence, never by `finish_reason`; `content` null or ""; a usage-only final
-// chunk; `[DONE]` or just end-of-stream. It retries with exponential backoff and
-// full jitter on connection errors, 408, 409, 429 and 5xx (honouring
-// Retry-After, seconds or HTTP-date), never on other 4xx.
+// chunk; `[DONE]` or just end-of-stream. It retries with exponential backoff
+// (each delay drawn between half and all of initial_backoff * 2^n) on
+// connection errors, timeouts, truncated streams, 408, 409, 429 and 5xx
+// (honouring Retry-After, seconds or HTTP-date), never on other 4xx.
 //
 // The history it sends is always valid for a strict server: assistant
 // tool_calls carry `type: "function"` and arguments as a JSON *string* (invalid

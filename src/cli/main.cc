@@ -1,2 +1,44 @@
-// Placeholder replaced by the CLI in this same change.
-int main() { return 0; }
+// medreact: the command-line entry point. Parses the command line, hands off
+// to one command, and maps usage errors to exit code 2. Commands live in
+// their own files (chat_command.cc, tools_command.cc, ...).
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  // Logs go to stderr and never carry note text or patient identifiers;
+  // MEDREACT_LOG_LEVEL=debug shows more engine detail.
+  spdlog::set_level(spdlog::level::warn);
+  if (const char* level = std::getenv("MEDREACT_LOG_LEVEL")) {
+    spdlog::set_level(spdlog::level::from_str(level));
+  }
+
+  CLI::App app{"medreact: clinical ReAct agents — a model reasons, calls tools, observes, answers."};
+  app.set_version_flag("--version", std::string("medreact ") + MEDREACT_VERSION);
+  app.require_subcommand(1);
+  int exit_code = medreact::cli::kExitOk;
+  medreact::cli::AddChatCommand(app, &exit_code);
+  medreact::cli::AddToolsCommand(app, &exit_code);
+  medreact::cli::AddTraceCommand(app, &exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();  // the selected subcommand's help, if any
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << app.version() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "medreact: " << e.what() << "\nRun 'medreact --help' for usage.\n";
+    return medreact::cli::kExitBadInput;
+  }
+  return exit_code;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `make run`: the bundled example, with no model server needed.
+#
+# Starts medreact-mock-llm (the project's scripted OpenAI-compatible server) on
+# a free loopback port with examples/chat/script.json, then runs `medreact chat`
+# against it for real: HTTP, streaming, two parallel tool calls, the trace.
+# The "model" here is a recording; the engine, client and tools are real.
+set -euo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'kill "$mock_pid" 2>/dev/null || true; rm -rf "$out"' EXIT
+
+"$build/medreact-mock-llm" --script "$here/chat/script.json" --port 0 --port-file "$out/port" >/dev/null 2>"$out/mock.log" &
+mock_pid=$!
+for _ in $(seq 1 200); do [ -s "$out/port" ] && break; sleep 0.05; done
+[ -s "$out/port" ] || { echo "medreact-mock-llm did not start" >&2; exit 1; }
+url="http://127.0.0.1:$(cat "$out/port")/v1"
+
+question="A patient weighs 82 kg and is 1.74 m tall. What is the BMI, and what is today's date?"
+echo "\$ medreact chat --llm-url $url --tools util --stream -v --trace trace.json \"$question\""
+echo
+"$build/medreact" chat --llm-url "$url" --model scripted-example --tools util --stream -v \
+  --trace "$out/trace.json" "$question" 2>&1
+echo
+echo "\$ medreact trace show trace.json"
+"$build/medreact" trace show "$out/trace.json"

@@ -1,0 +1,123 @@
+// Agent: the ReAct loop (seed 004) — think, act, observe, until an answer.
+//
+//   Agent agent(model, tools, options);
+//   RunResult r = agent.Run({.message = "What is 17 * 23?"});
+//   // r.status, r.answer, r.trace
+//
+// Run() moves IDLE → RUNNING and loops step() = think() (one model call) then
+// act() (the turn's tool calls, concurrently on a bounded pool, results in call
+// order) until the model answers without calling a tool, a finishing tool
+// (`final_answer`, `terminate`, or an app's own) is called, or a limit is hit:
+// max steps, wall-clock timeout, token budget, tool-call budget, or a loop
+// (the same call or text repeated → one nudge, then `stuck`). On a limit the
+// agent makes one last call without tools for the best answer from what it has
+// (fallback synthesis), unless the model itself failed. Every run ends with a
+// status, a non-empty answer and a full trace; Run() never throws.
+//
+// One Agent runs once (Run() on a non-IDLE agent returns an `error` result).
+// Cancel() may be called from any thread. The model and registry are shared
+// and must outlive nothing in particular (held by shared_ptr).
+#ifndef MEDREACT_AGENT_H_
+#define MEDREACT_AGENT_H_
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "medreact/cancel.h"
+#include "medreact/events.h"
+#include "medreact/message.h"
+#include "medreact/model.h"
+#include "medreact/tool_registry.h"
+#include "medreact/trace.h"
+
+namespace medreact {
+
+enum class RunStatus { kFinished, kMaxSteps, kStuck, kTimeout, kBudget, kError };
+const char* RunStatusName(RunStatus status);  // "finished", "max_steps", ...
+
+enum class AgentState { kIdle, kRunning, kFinished, kError };
+
+struct AgentOptions {
+  // System prompt; the first message of every request. Default: a generic
+  // tool-using assistant prompt (kDefaultSystemPrompt).
+  std::string system_prompt;
+  // Added as a user message before every model call after the first, as in
+  // seed 004's next_step_prompt. Default: "" (none).
+  std::string next_step_prompt;
+  int max_steps = 20;                // model turns before `max_steps`. Default: 20
+  Millis timeout{0};                 // wall clock for the run; 0 = none. Default: 0
+  int64_t token_budget = 0;          // total tokens (from usage); 0 = unlimited. Default: 0
+  int tool_call_budget = 0;          // tool calls in the run; 0 = unlimited. Default: 0
+  int max_parallel_tools = 4;        // bounded pool size for one turn's calls. Default: 4
+  Millis tool_timeout{60'000};       // per tool call. Default: 60 s
+  int stuck_threshold = 3;           // repeats before the nudge; one more → `stuck`. Default: 3
+  // Tools whose successful call ends the run; the answer is their "answer"
+  // argument if present, else their result. Default: final_answer, terminate.
+  std::vector<std::string> finish_tools = {"final_answer", "terminate"};
+  bool fallback_synthesis = true;    // one last tool-less call on a limit. Default: true
+  Millis fallback_timeout{60'000};   // deadline for that call. Default: 60 s
+  std::string tool_choice = "auto";  // sent when tools are offered. Default: "auto"
+  bool stream = false;               // ask the model to stream (SSE). Default: false
+  std::optional<double> temperature; // Default: unset (server default)
+  std::optional<int> max_tokens;     // per model turn. Default: unset
+  // Windowing: at most this many messages after the system prompt and the
+  // task are sent; never separates a tool call from its results. 0 = all.
+  size_t max_history_messages = 0;
+  EventSink on_event;                // Default: none
+};
+
+extern const char kDefaultSystemPrompt[];
+
+// Registers the built-in finishing tools: `final_answer` {answer} ends the run
+// with that answer; `terminate` {reason, answer?} ends it too (seed 004's
+// terminate). A model that answers in plain text needs neither; they are for
+// models and apps that prefer an explicit end.
+Status RegisterFinishTools(ToolRegistry& registry);
+
+struct RunRequest {
+  std::string message;               // the user's request (the task)
+  std::vector<ContentPart> images;   // optional image parts for multimodal models
+  std::vector<Message> history;      // earlier turns of the conversation, if any
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::kError;
+  std::string answer;                // never empty
+  std::string error;                 // why the run did not finish normally, if it did not
+  Json final_fields;                 // finishing tool's arguments or text-protocol fields
+  int steps = 0;
+  int tool_calls = 0;
+  Usage usage;
+  RunTrace trace;
+  std::vector<Message> messages;     // the whole conversation, for a next turn
+};
+
+class Agent {
+ public:
+  Agent(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
+        AgentOptions options = {});
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // REQUIRES: state() == kIdle (otherwise returns an `error` result).
+  RunResult Run(const RunRequest& request);
+
+  void Cancel() { cancel_.Cancel(); }
+  AgentState state() const { return state_.load(); }
+
+ private:
+  class Loop;
+  std::shared_ptr<ChatModel> model_;
+  std::shared_ptr<const ToolRegistry> tools_;
+  AgentOptions options_;
+  CancellationToken cancel_;
+  std::atomic<AgentState> state_{AgentState::kIdle};
+};
+
+}  // namespace medreact
+
+#endif  // MEDREACT_AGENT_H_

@@ -1,0 +1,22 @@
+// The CLI's commands. Each Add*Command registers a CLI11 subcommand whose
+// callback stores the process exit code (ARCHITECTURE.md: 0 the run finished;
+// 1 the run ended on a limit or error, its trace and result still written;
+// 2 bad usage or bad input, message on stderr, nothing written).
+#ifndef MEDREACT_CLI_COMMANDS_H_
+#define MEDREACT_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+namespace medreact::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRunFailed = 1;
+constexpr int kExitBadInput = 2;
+
+void AddChatCommand(CLI::App& app, int* exit_code);
+void AddToolsCommand(CLI::App& app, int* exit_code);
+void AddTraceCommand(CLI::App& app, int* exit_code);
+
+}  // namespace medreact::cli
+
+#endif  // MEDREACT_CLI_COMMANDS_H_

@@ -1,0 +1,39 @@
+// Model configuration shared by every command that talks to a model:
+// flags override MEDREACT_LLM_* environment variables (ARCHITECTURE.md,
+// "Configuration"). Builds the ChatModel: the OpenAI-compatible client,
+// wrapped in the text-protocol adapter when --protocol text.
+#ifndef MEDREACT_CLI_MODEL_FLAGS_H_
+#define MEDREACT_CLI_MODEL_FLAGS_H_
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "medreact/model.h"
+#include "medreact/status.h"
+#include "medreact/text_protocol.h"
+
+namespace medreact::cli {
+
+struct ModelFlags {
+  std::string llm_url;      // --llm-url / MEDREACT_LLM_URL
+  std::string model;        // --model / MEDREACT_LLM_MODEL
+  std::string api_key;      // --api-key / MEDREACT_LLM_API_KEY
+  std::string protocol = "native";  // --protocol / MEDREACT_LLM_PROTOCOL
+  double request_timeout_s = 300;   // --request-timeout
+  int max_retries = 4;              // --max-retries
+};
+
+void AddModelFlags(CLI::App* command, ModelFlags* flags);
+
+// True when a model server is configured (flag or environment).
+inline bool HasModel(const ModelFlags& flags) { return !flags.llm_url.empty(); }
+
+// REQUIRES: HasModel(flags). InvalidArgument on a bad protocol or URL.
+Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags,
+                                             const TextProtocolOptions& text_options = {});
+
+}  // namespace medreact::cli
+
+#endif  // MEDREACT_CLI_MODEL_FLAGS_H_

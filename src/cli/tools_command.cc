@@ -1,0 +1,54 @@
+// `medreact tools list [--pack NAME]`: the tool specs a model would be shown,
+// as a JSON array on stdout — the machine-readable catalogue for front ends
+// and for checking a pack's descriptions and schemas.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "medreact/tool_registry.h"
+#include "tools/packs.h"
+
+namespace medreact::cli {
+namespace {
+
+struct ToolsFlags {
+  std::string pack;
+};
+
+int RunToolsList(const ToolsFlags& flags) {
+  Json out = Json::array();
+  for (const auto& pack : KnownPacks()) {
+    if (!flags.pack.empty() && flags.pack != pack.name) continue;
+    ToolRegistry registry;
+    if (Status s = RegisterPacks(registry, {pack.name}); !s.ok()) {
+      std::cerr << "medreact tools: " << s.ToString() << "\n";
+      return kExitBadInput;
+    }
+    for (const auto& spec : registry.Specs()) {
+      out.push_back(Json{{"pack", pack.name},
+                         {"name", spec.name},
+                         {"description", spec.description},
+                         {"parameters", spec.parameters}});
+    }
+  }
+  if (!flags.pack.empty() && out.empty()) {
+    std::string known;
+    for (const auto& p : KnownPacks()) known += (known.empty() ? "" : ", ") + p.name;
+    std::cerr << "medreact tools: unknown pack '" << flags.pack << "' (known packs: " << known << ")\n";
+    return kExitBadInput;
+  }
+  std::cout << DumpJson(out, 2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddToolsCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ToolsFlags>();
+  CLI::App* tools = app.add_subcommand("tools", "inspect the tool packs");
+  tools->require_subcommand(1);
+  CLI::App* list = tools->add_subcommand("list", "print the tool specs of every pack (or one) as JSON");
+  list->add_option("--pack", flags->pack, "only this pack");
+  list->callback([flags, exit_code] { *exit_code = RunToolsList(*flags); });
+}
+
+}  // namespace medreact::cli

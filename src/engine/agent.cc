@@ -1,0 +1,475 @@
+// The agent loop (seed 004): Run() → step() = think() + act(), with limits,
+// loop detection and fallback synthesis. Tool execution for one turn lives in
+// tool_turn.cc; this file is the driver and reads top-down.
+#include "medreact/agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <set>
+
+#include "engine/loop_detector.h"
+#include "engine/thread_pool.h"
+#include "engine/tool_turn.h"
+#include "engine/window.h"
+
+namespace medreact {
+
+const char kDefaultSystemPrompt[] =
+    "You are a careful assistant that can call tools. Think step by step. Call a tool when it "
+    "gives you information you need; call several tools in one turn when they are independent. "
+    "Never invent tool results. When you have enough information, answer the user directly and "
+    "concisely, and say what is uncertain.";
+
+const char* RunStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kFinished: return "finished";
+    case RunStatus::kMaxSteps: return "max_steps";
+    case RunStatus::kStuck: return "stuck";
+    case RunStatus::kTimeout: return "timeout";
+    case RunStatus::kBudget: return "budget";
+    case RunStatus::kError: return "error";
+  }
+  return "error";
+}
+
+namespace {
+
+double MsSince(SteadyClock::time_point t) {
+  return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
+}
+
+std::string NowIso8601() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string FallbackPrompt(const std::string& reason) {
+  return "You must stop now: " + reason +
+         ". Do not call any tool. Using only the information gathered so far in this "
+         "conversation, give your best final answer, and say plainly what is uncertain or "
+         "could not be checked.";
+}
+
+// Gives every call an id, unique within the turn: the next request must pair
+// each tool message with exactly one call (invariant 1).
+void EnsureUniqueCallIds(std::vector<ToolCall>& calls) {
+  std::set<std::string> seen;
+  for (auto& call : calls) {
+    if (call.id.empty() || !seen.insert(call.id).second) {
+      call.id = MintToolCallId();
+      seen.insert(call.id);
+    }
+  }
+}
+
+Json OptionsJson(const AgentOptions& o) {
+  Json j{{"max_steps", o.max_steps},
+         {"timeout_ms", o.timeout.count()},
+         {"token_budget", o.token_budget},
+         {"tool_call_budget", o.tool_call_budget},
+         {"max_parallel_tools", o.max_parallel_tools},
+         {"tool_timeout_ms", o.tool_timeout.count()},
+         {"stuck_threshold", o.stuck_threshold},
+         {"finish_tools", o.finish_tools},
+         {"fallback_synthesis", o.fallback_synthesis},
+         {"stream", o.stream},
+         {"max_history_messages", o.max_history_messages}};
+  if (o.temperature) j["temperature"] = *o.temperature;
+  if (o.max_tokens) j["max_tokens"] = *o.max_tokens;
+  return j;
+}
+
+}  // namespace
+
+class Agent::Loop {
+ public:
+  Loop(Agent& agent, const RunRequest& request)
+      : agent_(agent),
+        options_(agent.options_),
+        request_(request),
+        deadline_(Deadline::In(options_.timeout)),
+        pool_(std::max(1, options_.max_parallel_tools)),
+        loop_detector_(options_.stuck_threshold) {}
+
+  RunResult Run();
+
+ private:
+  enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit };
+
+  void Start();
+  StepOutcome Step();
+  StepOutcome AfterTools(const Message& assistant, StepRecord& rec);
+  void Conclude(RunStatus status, const std::string& reason, bool synthesize);
+  void Synthesize(const std::string& reason);
+  ModelRequest BuildRequest(bool with_tools) const;
+  ModelCallContext CallContext(Deadline deadline, int step);
+  void Emit(Event event);
+  // The run's deadline has passed, or so little is left that a model call
+  // cut at it (the client stops its last attempt just before) counts as a
+  // timeout rather than as a model failure.
+  bool OutOfTime() const {
+    static constexpr Millis kDeadlineSlack{100};
+    return !deadline_.is_never() && deadline_.remaining() <= kDeadlineSlack;
+  }
+  StepOutcome Limit(RunStatus status, std::string reason) {
+    limit_status_ = status;
+    limit_reason_ = std::move(reason);
+    return StepOutcome::kLimit;
+  }
+
+  Agent& agent_;
+  const AgentOptions& options_;
+  const RunRequest& request_;
+  const Deadline deadline_;
+  SteadyClock::time_point started_ = SteadyClock::now();
+  ThreadPool pool_;
+  LoopDetector loop_detector_;
+  std::mutex event_mu_;
+
+  std::vector<Message> messages_;
+  RunTrace trace_;
+  int step_ = 0;
+  int tool_calls_made_ = 0;
+  Usage usage_;
+  std::string answer_;
+  Json final_fields_;
+  std::string model_error_;
+  RunStatus limit_status_ = RunStatus::kError;
+  std::string limit_reason_;
+};
+
+RunResult Agent::Run(const RunRequest& request) {
+  AgentState expected = AgentState::kIdle;
+  if (!state_.compare_exchange_strong(expected, AgentState::kRunning)) {
+    RunResult r;
+    r.error = "Agent::Run called on an agent that is not idle (an Agent runs once)";
+    r.answer = "No answer: " + r.error + ".";
+    r.trace.status = RunStatusName(r.status);
+    r.trace.answer = r.answer;
+    r.trace.error = r.error;
+    return r;
+  }
+  Loop loop(*this, request);
+  RunResult result = loop.Run();
+  state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
+  return result;
+}
+
+Agent::Agent(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
+             AgentOptions options)
+    : model_(std::move(model)), tools_(std::move(tools)), options_(std::move(options)) {
+  if (!tools_) tools_ = std::make_shared<const ToolRegistry>();
+  if (options_.system_prompt.empty()) options_.system_prompt = kDefaultSystemPrompt;
+}
+
+Agent::~Agent() = default;
+
+RunResult Agent::Loop::Run() {
+  Start();                                    // record the input, build the first messages
+  RunStatus status = RunStatus::kFinished;
+  std::string reason;
+  bool model_failed = false;
+  for (;;) {
+    if (agent_.cancel_.cancelled()) {         // a caller asked us to stop
+      status = RunStatus::kError, reason = "the run was cancelled", model_failed = true;
+      break;
+    }
+    if (step_ >= options_.max_steps) {        // seed 004: while current_step < max_steps
+      status = RunStatus::kMaxSteps;
+      reason = "the step limit (" + std::to_string(options_.max_steps) + ") was reached";
+      break;
+    }
+    if (deadline_.expired()) {                // wall-clock limit
+      status = RunStatus::kTimeout;
+      reason = "the time limit (" + std::to_string(options_.timeout.count()) + " ms) was reached";
+      break;
+    }
+    ++step_;
+    StepOutcome outcome = Step();             // think() + act()
+    if (outcome == StepOutcome::kContinue) continue;
+    if (outcome == StepOutcome::kAnswered) break;
+    if (outcome == StepOutcome::kModelFailed) {
+      // A model that timed out against the run's deadline is a timeout; any
+      // other failure (unreachable, refused) is an error. No synthesis either way:
+      // the model is the thing that failed.
+      status = OutOfTime() ? RunStatus::kTimeout : RunStatus::kError;
+      reason = "the model call failed: " + model_error_;
+      model_failed = true;
+      break;
+    }
+    status = limit_status_;                   // stuck or budget, decided inside Step()
+    reason = limit_reason_;
+    break;
+  }
+  if (status != RunStatus::kFinished) {
+    Conclude(status, reason, options_.fallback_synthesis && !model_failed);
+  }
+
+  RunResult result;
+  result.status = status;
+  result.answer = answer_;
+  result.error = status == RunStatus::kFinished ? "" : reason;
+  result.final_fields = final_fields_;
+  result.steps = step_;
+  result.tool_calls = tool_calls_made_;
+  result.usage = usage_;
+  trace_.status = RunStatusName(status);
+  trace_.answer = answer_;
+  trace_.error = result.error;
+  trace_.final_fields = final_fields_;
+  trace_.usage = usage_;
+  trace_.elapsed_ms = MsSince(started_);
+  result.trace = std::move(trace_);
+  result.messages = std::move(messages_);
+  Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
+        .elapsed_ms = result.trace.elapsed_ms,
+        .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
+  return result;
+}
+
+void Agent::Loop::Start() {
+  trace_.started_at = NowIso8601();
+  trace_.model = agent_.model_->name();
+  trace_.protocol = agent_.model_->protocol();
+
+  Json images = Json::array();
+  for (const auto& part : request_.images) images.push_back(part.image_url);
+  Json history = Json::array();
+  for (const auto& m : request_.history) history.push_back(ToJson(m));
+  trace_.input = Json{{"message", request_.message},
+                      {"images", std::move(images)},
+                      {"history", std::move(history)},
+                      {"system_prompt", options_.system_prompt},
+                      {"tools", agent_.tools_->Names()},
+                      {"options", OptionsJson(options_)}};
+
+  messages_.push_back(Message::System(options_.system_prompt));
+  for (const auto& m : request_.history) {
+    if (m.role != Role::kSystem) messages_.push_back(m);
+  }
+  Message user = Message::User(request_.message);
+  user.images = request_.images;
+  messages_.push_back(std::move(user));
+
+  Emit({.type = EventType::kRunStarted,
+        .data = Json{{"model", trace_.model},
+                     {"protocol", trace_.protocol},
+                     {"tools", agent_.tools_->Names()},
+                     {"max_steps", options_.max_steps}}});
+}
+
+Agent::Loop::StepOutcome Agent::Loop::Step() {
+  const auto step_start = SteadyClock::now();
+  StepRecord rec;
+  rec.index = step_;
+  if (step_ > 1 && !options_.next_step_prompt.empty()) {
+    messages_.push_back(Message::User(options_.next_step_prompt));
+  }
+
+  // think(): one model call with the tools offered.
+  ModelRequest request = BuildRequest(/*with_tools=*/true);
+  Emit({.type = EventType::kModelRequest, .step = step_,
+        .data = Json{{"messages", request.messages.size()}, {"tools", request.tools.size()},
+                     {"fallback", false}}});
+  const auto model_start = SteadyClock::now();
+  Result<ModelResponse> response = agent_.model_->Complete(request, CallContext(deadline_, step_));
+  rec.model_ms = MsSince(model_start);
+  if (!response.ok()) {
+    model_error_ = response.status().ToString();
+    rec.model_error = model_error_;
+    rec.elapsed_ms = MsSince(step_start);
+    trace_.steps.push_back(std::move(rec));
+    Emit({.type = EventType::kError, .step = step_, .text = model_error_});
+    return StepOutcome::kModelFailed;
+  }
+  usage_ += response->usage;
+  rec.usage = response->usage;
+  rec.finish_reason = response->finish_reason;
+  rec.raw_text = response->raw_text;
+  rec.parse_error = response->parse_error;
+  rec.attempts = response->attempts;
+
+  Message assistant = std::move(response->message);
+  assistant.role = Role::kAssistant;
+  EnsureUniqueCallIds(assistant.tool_calls);
+  rec.assistant = assistant;
+  {
+    Json calls = Json::array();
+    for (const auto& c : assistant.tool_calls) calls.push_back(ToJson(c));
+    Emit({.type = EventType::kAssistantMessage, .step = step_, .text = assistant.content,
+          .data = Json{{"tool_calls", std::move(calls)}, {"parse_error", rec.parse_error}}});
+  }
+
+  StepOutcome outcome;
+  if (!rec.parse_error.empty()) {
+    // Bad model output is an observation (invariant 2): the model sees what
+    // was wrong and tries again. Its unusable text stays in the history so it
+    // can see what it wrote; calls it did not make are not invented.
+    if (!assistant.content.empty()) messages_.push_back(Message::Assistant(assistant.content));
+    messages_.push_back(Message::User("Error: your last reply could not be used. " + rec.parse_error));
+    rec.notes.push_back("parse error shown to the model");
+    outcome = AfterTools(assistant, rec);
+  } else if (!assistant.has_tool_calls()) {
+    // No tool call: the model has answered (seed 000, step 2).
+    answer_ = assistant.content;
+    final_fields_ = response->final_fields;
+    messages_.push_back(std::move(assistant));
+    outcome = StepOutcome::kAnswered;
+  } else {
+    // act(): run the turn's calls; one result message per call, in order.
+    messages_.push_back(assistant);
+    ToolTurnOptions turn{.run_deadline = deadline_, .tool_timeout = options_.tool_timeout,
+                         .run_cancel = agent_.cancel_, .step = step_,
+                         .calls_allowed = options_.tool_call_budget > 0
+                                              ? std::max(0, options_.tool_call_budget - tool_calls_made_)
+                                              : -1};
+    ToolTurnResult done = RunToolTurn(agent_.tools_, assistant.tool_calls, turn, pool_,
+                                      [this](Event e) { Emit(std::move(e)); });
+    tool_calls_made_ += done.calls_run;
+    for (size_t i = 0; i < done.records.size(); ++i) {
+      const ToolResultRecord& r = done.records[i];
+      messages_.push_back(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error));
+    }
+    rec.tool_results = std::move(done.records);
+    // A successful finishing tool ends the run with its answer.
+    for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
+      const ToolCall& call = assistant.tool_calls[i];
+      const ToolResultRecord& r = rec.tool_results[i];
+      if (!r.ok || std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) ==
+                       options_.finish_tools.end()) {
+        continue;
+      }
+      Json args = ParseJson(call.arguments).value_or(Json::object());
+      answer_ = args.contains("answer") && args["answer"].is_string() ? args["answer"].get<std::string>()
+                                                                      : r.content;
+      final_fields_ = std::move(args);
+      break;
+    }
+    outcome = answer_.empty() ? AfterTools(assistant, rec) : StepOutcome::kAnswered;
+  }
+  rec.elapsed_ms = MsSince(step_start);
+  Emit({.type = EventType::kStepFinished, .step = step_, .elapsed_ms = rec.elapsed_ms,
+        .data = Json{{"usage", ToJson(rec.usage)}}});
+  trace_.steps.push_back(std::move(rec));
+  return outcome;
+}
+
+// After a turn that did not answer: loop detection, then the budgets.
+Agent::Loop::StepOutcome Agent::Loop::AfterTools(const Message& assistant, StepRecord& rec) {
+  std::string what;
+  switch (loop_detector_.Observe(assistant, &what)) {
+    case LoopDetector::Verdict::kOk:
+      break;
+    case LoopDetector::Verdict::kNudge:
+      messages_.push_back(Message::User(LoopNudgeMessage(what, options_.stuck_threshold)));
+      rec.notes.push_back("loop nudge: repeated " + what);
+      break;
+    case LoopDetector::Verdict::kStuck:
+      rec.notes.push_back("stuck: repeated " + what + " after a nudge");
+      return Limit(RunStatus::kStuck, "the agent kept repeating " + what);
+  }
+  if (options_.token_budget > 0 && usage_.total_tokens >= options_.token_budget) {
+    return Limit(RunStatus::kBudget, "the token budget (" + std::to_string(options_.token_budget) +
+                                         ") was used up");
+  }
+  if (options_.tool_call_budget > 0 && tool_calls_made_ >= options_.tool_call_budget) {
+    return Limit(RunStatus::kBudget, "the tool-call budget (" +
+                                         std::to_string(options_.tool_call_budget) + ") was used up");
+  }
+  return StepOutcome::kContinue;
+}
+
+void Agent::Loop::Conclude(RunStatus status, const std::string& reason, bool synthesize) {
+  if (!trace_.steps.empty()) trace_.steps.back().notes.push_back("run stopped: " + reason);
+  if (synthesize) Synthesize(reason);
+  if (answer_.empty()) {
+    // Invariant 3: every run ends with an answer, even when no model could give one.
+    std::string tools;
+    for (const auto& s : trace_.steps) {
+      for (const auto& r : s.tool_results) {
+        tools += (tools.empty() ? "" : ", ") + r.name + (r.ok ? " (ok)" : " (error)");
+      }
+    }
+    answer_ = "No final answer: the run stopped with status '" + std::string(RunStatusName(status)) +
+              "' because " + reason + "." +
+              (tools.empty() ? " No tool was run." : " Tools run: " + tools + ".");
+  }
+}
+
+// Fallback synthesis: one call without tools for the best answer so far.
+void Agent::Loop::Synthesize(const std::string& reason) {
+  const auto start = SteadyClock::now();
+  messages_.push_back(Message::User(FallbackPrompt(reason)));
+  StepRecord rec;
+  rec.index = step_ + 1;
+  rec.kind = "fallback";
+  ModelRequest request = BuildRequest(/*with_tools=*/false);
+  Emit({.type = EventType::kModelRequest, .step = rec.index,
+        .data = Json{{"messages", request.messages.size()}, {"tools", 0}, {"fallback", true}}});
+  Result<ModelResponse> response =
+      agent_.model_->Complete(request, CallContext(Deadline::In(options_.fallback_timeout), rec.index));
+  rec.model_ms = MsSince(start);
+  if (!response.ok()) {
+    rec.model_error = response.status().ToString();
+  } else {
+    usage_ += response->usage;
+    rec.usage = response->usage;
+    rec.finish_reason = response->finish_reason;
+    rec.raw_text = response->raw_text;
+    rec.parse_error = response->parse_error;
+    rec.attempts = response->attempts;
+    // Calls made despite "no tools" are recorded but never run or sent back.
+    rec.assistant = response->message;
+    std::string text = response->message.content;
+    if (!response->parse_error.empty() && !response->raw_text.empty()) text = response->raw_text;
+    if (!text.empty()) {
+      answer_ = text;
+      final_fields_ = response->final_fields;
+      messages_.push_back(Message::Assistant(text));
+    }
+  }
+  rec.elapsed_ms = MsSince(start);
+  trace_.steps.push_back(std::move(rec));
+}
+
+ModelRequest Agent::Loop::BuildRequest(bool with_tools) const {
+  ModelRequest request;
+  request.messages = WindowMessages(messages_, options_.max_history_messages);
+  if (with_tools) request.tools = agent_.tools_->Specs();
+  if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
+  request.temperature = options_.temperature;
+  request.max_tokens = options_.max_tokens;
+  request.stream = options_.stream;
+  return request;
+}
+
+ModelCallContext Agent::Loop::CallContext(Deadline deadline, int step) {
+  ModelCallContext ctx;
+  ctx.deadline = deadline;
+  ctx.cancel = agent_.cancel_;
+  if (options_.on_event) {
+    ctx.on_text_delta = [this, step](std::string_view delta) {
+      Emit({.type = EventType::kModelDelta, .step = step, .text = std::string(delta)});
+    };
+  }
+  return ctx;
+}
+
+void Agent::Loop::Emit(Event event) {
+  if (!options_.on_event) return;
+  std::lock_guard<std::mutex> lock(event_mu_);
+  try {
+    options_.on_event(event);
+  } catch (...) {
+    // A faulty sink must not break the run.
+  }
+}
+
+}  // namespace medreact

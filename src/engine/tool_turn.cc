@@ -1,0 +1,117 @@
+#include "engine/tool_turn.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+namespace medreact {
+namespace {
+
+struct CallSlot {
+  ToolCall call;
+  ToolContext ctx;
+  ToolResult result;
+  bool done = false;
+  bool reported = false;
+  SteadyClock::time_point started;
+  double elapsed_ms = 0;
+};
+
+// Shared with the workers, which may outlive the turn when a tool hangs.
+struct TurnState {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<CallSlot> slots;
+};
+
+double MsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const std::vector<ToolCall>& calls,
+                           const ToolTurnOptions& options, ThreadPool& pool,
+                           const std::function<void(Event)>& emit) {
+  auto state = std::make_shared<TurnState>();
+  state->slots.resize(calls.size());
+  ToolTurnResult out;
+  const auto now = SteadyClock::now();
+
+  for (size_t i = 0; i < calls.size(); ++i) {
+    CallSlot& slot = state->slots[i];
+    slot.call = calls[i];
+    slot.started = now;
+    if (options.calls_allowed >= 0 && out.calls_run >= options.calls_allowed) {
+      slot.result = ToolResult::Error("The tool-call budget for this run is used up; '" + calls[i].name +
+                                      "' was not run. Give your final answer from what you know.");
+      slot.done = true;
+      continue;
+    }
+    ++out.calls_run;
+    slot.ctx.deadline = Deadline::Earliest(options.run_deadline, Deadline::In(options.tool_timeout));
+    emit({.type = EventType::kToolStarted, .step = options.step, .tool_name = calls[i].name,
+          .tool_call_id = calls[i].id, .data = Json{{"arguments_bytes", calls[i].arguments.size()}}});
+  }
+  // Submit after the loop above so that slot setup never races with workers.
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (state->slots[i].done) continue;
+    pool.Submit([state, i, registry, call = calls[i], ctx = state->slots[i].ctx] {
+      ToolResult result = registry->Execute(call, ctx);
+      std::lock_guard<std::mutex> lock(state->mu);
+      CallSlot& slot = state->slots[i];
+      if (slot.done) return;  // already given up on (timeout or cancel)
+      slot.result = std::move(result);
+      slot.done = true;
+      slot.elapsed_ms = MsBetween(slot.started, SteadyClock::now());
+      state->cv.notify_all();
+    });
+  }
+
+  std::unique_lock<std::mutex> lock(state->mu);
+  for (;;) {
+    bool all_done = true;
+    SteadyClock::time_point next_deadline = SteadyClock::now() + std::chrono::milliseconds(50);
+    const bool cancelled = options.run_cancel.cancelled();
+    for (CallSlot& slot : state->slots) {
+      if (!slot.done) {
+        if (cancelled || slot.ctx.deadline.expired()) {
+          slot.ctx.cancel.Cancel();
+          slot.elapsed_ms = MsBetween(slot.started, SteadyClock::now());
+          slot.result = ToolResult::Error(
+              cancelled ? "The tool '" + slot.call.name + "' was cancelled because the run was cancelled."
+                        : "The tool '" + slot.call.name + "' did not finish within its time limit (" +
+                              std::to_string(static_cast<long long>(slot.elapsed_ms)) +
+                              " ms) and was abandoned. Try again with a narrower request or go on without it.");
+          slot.done = true;
+        } else {
+          all_done = false;
+          next_deadline = std::min(next_deadline, slot.ctx.deadline.at());
+        }
+      }
+      if (slot.done && !slot.reported) {
+        slot.reported = true;
+        emit({.type = EventType::kToolFinished, .step = options.step, .text = slot.result.ObservationText(),
+              .tool_name = slot.call.name, .tool_call_id = slot.call.id, .ok = slot.result.ok,
+              .elapsed_ms = slot.elapsed_ms});
+      }
+    }
+    if (all_done) break;
+    state->cv.wait_until(lock, next_deadline);
+  }
+
+  out.records.reserve(calls.size());
+  for (const CallSlot& slot : state->slots) {
+    ToolResultRecord r;
+    r.tool_call_id = slot.call.id;
+    r.name = slot.call.name;
+    r.ok = slot.result.ok;
+    r.content = slot.result.content;
+    r.error = slot.result.error;
+    r.elapsed_ms = slot.elapsed_ms;
+    out.records.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace medreact

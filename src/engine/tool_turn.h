@@ -1,0 +1,45 @@
+// One turn's tool calls: run them concurrently on the pool, wait with
+// per-call deadlines, and return exactly one result per call, in call order
+// (invariants 1 and 4).
+//
+// A call that does not finish by its deadline (the earlier of the run's
+// deadline and now + tool_timeout) gets a timeout error result and its
+// cancellation token is set; the worker thread is abandoned, never waited
+// for. A cancelled run gives the unfinished calls a "cancelled" result. Calls
+// beyond `calls_allowed` (the tool-call budget) are not run and get an error
+// result saying so. Events are emitted from the calling thread only.
+#ifndef MEDREACT_ENGINE_TOOL_TURN_H_
+#define MEDREACT_ENGINE_TOOL_TURN_H_
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/thread_pool.h"
+#include "medreact/events.h"
+#include "medreact/tool_registry.h"
+#include "medreact/trace.h"
+
+namespace medreact {
+
+struct ToolTurnOptions {
+  Deadline run_deadline = Deadline::Never();
+  Millis tool_timeout{60'000};
+  CancellationToken run_cancel;
+  int step = 0;
+  int calls_allowed = -1;  // -1 = unlimited
+};
+
+struct ToolTurnResult {
+  std::vector<ToolResultRecord> records;  // one per call, in call order
+  int calls_run = 0;
+};
+
+// The registry is shared with the workers: an abandoned call may outlive the turn.
+ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const std::vector<ToolCall>& calls,
+                           const ToolTurnOptions& options, ThreadPool& pool,
+                           const std::function<void(Event)>& emit);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_ENGINE_TOOL_TURN_H_

@@ -1,0 +1,573 @@
+// JSON repair for small models' output: one lexer, two passes of use.
+//
+// StripJsonDecoration finds the JSON inside a reply (the first fenced block
+// holding a plausible JSON start, else the whole text; then the first '{' or
+// '[' that really looks like JSON, up to its balanced end). RepairJson is a
+// single-pass scanner that copies valid JSON through byte for byte and fixes,
+// as it goes, only what has one plausible meaning: Python literals, single
+// quotes, comments, trailing or doubled commas, unquoted keys and bare-word
+// values, missing commas between values, raw control characters in strings,
+// unescaped inner quotes, and truncation (an unterminated string, literal or
+// number, a dangling key, and the open brackets are closed in order). Anything
+// else is left as it is, so the strict parser reports it: repair never turns
+// garbage into a value. Both passes share FindStringEnd, whose rule for "this
+// quote closes the string" (it is followed by , : } ] a quote, a comment, a
+// newline or the end) never misreads valid JSON. Everything is linear in the
+// input size: each byte is looked at a bounded number of times.
+#include "medreact/json_repair.h"
+
+#include <optional>
+#include <vector>
+
+namespace medreact {
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool IsWordStart(char c) { return IsAlpha(c) || c == '_' || c == '$'; }
+bool IsWordChar(char c) { return IsWordStart(c) || IsDigit(c) || c == '-' || c == '.'; }
+bool IsNumberChar(char c) {
+  return IsDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// True when the quote at s[i] ends the string it is in: what follows (after
+// spaces) is structural, another string, a comment, a line break or the end.
+bool QuoteClosesString(std::string_view s, size_t i) {
+  size_t j = i + 1;
+  while (j < s.size() && IsSpace(s[j])) {
+    if (s[j] == '\n') return true;
+    ++j;
+  }
+  if (j == s.size()) return true;
+  const char c = s[j];
+  if (c == ',' || c == ':' || c == '}' || c == ']' || c == '"' || c == '\'') return true;
+  return c == '/' && j + 1 < s.size() && (s[j + 1] == '/' || s[j + 1] == '*');
+}
+
+// Index of the quote closing the string opened at s[open], or kNpos when the
+// string runs to the end of the input (truncated).
+size_t FindStringEnd(std::string_view s, size_t open) {
+  const char quote = s[open];
+  for (size_t i = open + 1; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\\') {
+      ++i;
+    } else if (c == quote && QuoteClosesString(s, i)) {
+      return i;
+    }
+  }
+  return kNpos;
+}
+
+// Index just past a comment starting at s[i] ("//" or "/*"), or kNpos if
+// s[i] does not start one.
+size_t CommentEnd(std::string_view s, size_t i) {
+  if (s[i] != '/' || i + 1 >= s.size()) return kNpos;
+  if (s[i + 1] == '/') {
+    const size_t nl = s.find('\n', i + 2);
+    return nl == kNpos ? s.size() : nl;
+  }
+  if (s[i + 1] == '*') {
+    const size_t close = s.find("*/", i + 2);
+    return close == kNpos ? s.size() : close + 2;
+  }
+  return kNpos;
+}
+
+// "true"/"false"/"null" for JSON, Python and JavaScript spellings.
+std::optional<std::string_view> LiteralFor(std::string_view word) {
+  if (word == "true" || word == "True" || word == "TRUE") return "true";
+  if (word == "false" || word == "False" || word == "FALSE") return "false";
+  if (word == "null" || word == "None" || word == "NULL" || word == "nil" ||
+      word == "undefined" || word == "NaN" || word == "Infinity") {
+    return "null";
+  }
+  return std::nullopt;
+}
+
+// A literal cut off by truncation ("tr", "Fals", "n") completed.
+std::optional<std::string_view> CompletedLiteral(std::string_view word) {
+  static constexpr std::string_view kFull[][2] = {{"true", "true"},   {"True", "true"},
+                                                  {"false", "false"}, {"False", "false"},
+                                                  {"null", "null"},   {"None", "null"}};
+  for (const auto& pair : kFull) {
+    if (!word.empty() && pair[0].starts_with(word)) return pair[1];
+  }
+  return std::nullopt;
+}
+
+// True if the '{' or '[' at s[i] plausibly opens JSON rather than prose such
+// as "[reasoning]", "[see note]" or "{name}".
+bool LooksLikeJsonStart(std::string_view s, size_t i) {
+  size_t j = i + 1;
+  while (j < s.size() && IsSpace(s[j])) ++j;
+  if (j == s.size()) return true;  // truncated right after the bracket
+  const char c = s[j];
+  if (s[i] == '{') {
+    if (c == '"' || c == '\'' || c == '}') return true;
+    if (!IsWordStart(c) && !IsDigit(c)) return false;
+    size_t k = j;
+    while (k < s.size() && IsWordChar(s[k])) ++k;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    return k == s.size() || s[k] == ':';  // an unquoted key
+  }
+  if (c == '"' || c == '\'' || c == '{' || c == '[' || c == ']' || c == '-' || IsDigit(c)) {
+    return true;
+  }
+  if (!IsWordStart(c)) return false;
+  size_t k = j;
+  while (k < s.size() && IsWordChar(s[k])) ++k;
+  if (!LiteralFor(s.substr(j, k - j))) return false;
+  while (k < s.size() && IsSpace(s[k])) ++k;
+  return k == s.size() || s[k] == ',' || s[k] == ']';
+}
+
+size_t FindJsonStart(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((s[i] == '{' || s[i] == '[') && LooksLikeJsonStart(s, i)) return i;
+  }
+  return kNpos;
+}
+
+// Index just past the bracket balancing the one at s[start], or kNpos if the
+// input ends first. Bracket kinds are not matched here; RepairJson does that.
+size_t BalancedEnd(std::string_view s, size_t start) {
+  int depth = 0;
+  for (size_t i = start; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      i = FindStringEnd(s, i);
+      if (i == kNpos) return kNpos;
+    } else if (c == '/') {
+      const size_t end = CommentEnd(s, i);
+      if (end != kNpos) i = end - 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return kNpos;
+}
+
+// The body of the first ``` fence that holds a JSON start, else all of text.
+std::string_view JsonRegion(std::string_view text) {
+  size_t pos = 0;
+  while ((pos = text.find("```", pos)) != kNpos) {
+    size_t body = pos + 3;
+    while (body < text.size() && (IsWordChar(text[body]) || text[body] == '+')) ++body;  // tag
+    size_t close = text.find("```", body);
+    const size_t body_end = close == kNpos ? text.size() : close;
+    std::string_view region = text.substr(body, body_end - body);
+    if (FindJsonStart(region) != kNpos) return region;
+    if (close == kNpos) break;
+    pos = close + 3;
+  }
+  return text;
+}
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// The single-pass rewriter behind RepairJson. It keeps a stack of open
+// containers, each with what it expects next, and emits JSON as it goes.
+class Repairer {
+ public:
+  explicit Repairer(std::string_view in) : in_(in) { out_.reserve(in.size() + 16); }
+
+  std::string Run() {
+    while (pos_ < in_.size() && !done_) Step();
+    if (!broken_) {
+      while (!stack_.empty()) CloseTop();
+    }
+    return std::move(out_);
+  }
+
+ private:
+  enum class Expect { kKey, kColon, kValue, kAfter };
+  enum class Role { kKey, kValue };
+  struct Frame {
+    char open;
+    Expect expect;
+    size_t key_start = 0;  // where the current key begins in out_
+  };
+
+  Expect& expect() { return stack_.empty() ? top_ : stack_.back().expect; }
+  bool in_object() const { return !stack_.empty() && stack_.back().open == '{'; }
+
+  void Step() {
+    const char c = in_[pos_];
+    if (IsSpace(c)) {
+      out_ += c;
+      ++pos_;
+      return;
+    }
+    if (const size_t end = CommentEnd(in_, pos_); end != kNpos) {
+      pos_ = end;
+      return;
+    }
+    switch (c) {
+      case '"':
+      case '\'':
+        return String();
+      case '{':
+      case '[':
+        return Open(c);
+      case '}':
+      case ']':
+        return Close(c);
+      case ',':
+        return Comma();
+      case ':':
+        return Colon();
+      default:
+        break;
+    }
+    if (IsDigit(c) || c == '-' || c == '+' || c == '.') return Number();
+    if (IsWordStart(c)) return Word();
+    Fail();
+  }
+
+  // Unrepairable: copy the rest through so the strict parser names the spot.
+  void Fail() {
+    out_.append(in_.substr(pos_));
+    pos_ = in_.size();
+    broken_ = true;
+    done_ = true;
+  }
+
+  // Called when a key or value token begins. Inserts a missing comma after a
+  // previous value; returns nullopt when no token may start here.
+  std::optional<Role> BeginToken() {
+    Expect& e = expect();
+    if (e == Expect::kAfter) {
+      if (stack_.empty()) return std::nullopt;
+      InsertCommaBeforeSpace();
+      e = in_object() ? Expect::kKey : Expect::kValue;
+    }
+    if (e == Expect::kColon) return std::nullopt;
+    if (e == Expect::kKey) {
+      stack_.back().key_start = out_.size();
+      return Role::kKey;
+    }
+    return Role::kValue;
+  }
+
+  void ValueDone() {
+    if (!stack_.empty()) {
+      stack_.back().expect = Expect::kAfter;
+      return;
+    }
+    // The top-level value is complete: keep trailing whitespace, drop prose.
+    const std::string_view rest = in_.substr(pos_);
+    if (TrimRight(rest).empty()) out_.append(rest);
+    pos_ = in_.size();
+    done_ = true;
+  }
+
+  void InsertCommaBeforeSpace() {
+    size_t at = out_.size();
+    while (at > 0 && IsSpace(out_[at - 1])) --at;
+    out_.insert(at, 1, ',');
+  }
+
+  void DropTrailingComma() {
+    size_t at = out_.size();
+    while (at > 0 && IsSpace(out_[at - 1])) --at;
+    if (at > 0 && out_[at - 1] == ',') out_.resize(at - 1);
+  }
+
+  void String() {
+    const size_t close = FindStringEnd(in_, pos_);
+    const size_t body_end = close == kNpos ? in_.size() : close;
+    const std::optional<Role> role = BeginToken();
+    if (!role) return Fail();
+    out_ += '"';
+    AppendStringBody(in_.substr(pos_ + 1, body_end - pos_ - 1));
+    out_ += '"';
+    pos_ = close == kNpos ? in_.size() : close + 1;
+    if (*role == Role::kKey) {
+      expect() = Expect::kColon;
+    } else {
+      ValueDone();
+    }
+  }
+
+  // Copies a string body (without quotes) as valid JSON string content.
+  void AppendStringBody(std::string_view body) {
+    size_t i = 0;
+    while (i < body.size()) {
+      size_t run = i;
+      while (run < body.size() && body[run] != '\\' && body[run] != '"' &&
+             static_cast<unsigned char>(body[run]) >= 0x20) {
+        ++run;
+      }
+      out_.append(body.substr(i, run - i));
+      if (run == body.size()) return;
+      i = run;
+      const char c = body[i];
+      if (c == '"') {
+        out_ += "\\\"";
+        ++i;
+      } else if (c == '\\') {
+        i += AppendEscape(body.substr(i));
+      } else {
+        AppendControl(c);
+        ++i;
+      }
+    }
+  }
+
+  // Handles the escape at the front of s; returns the bytes consumed.
+  size_t AppendEscape(std::string_view s) {
+    if (s.size() == 1) return 1;  // dangling backslash of a truncated string
+    const char e = s[1];
+    if (e == '\'') {
+      out_ += '\'';
+      return 2;
+    }
+    if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+        e == 't') {
+      out_.append(s.substr(0, 2));
+      return 2;
+    }
+    if (e == 'u' && s.size() >= 6 && IsHex(s[2]) && IsHex(s[3]) && IsHex(s[4]) && IsHex(s[5])) {
+      out_.append(s.substr(0, 6));
+      return 6;
+    }
+    out_ += "\\\\";  // an invalid escape keeps its backslash as text
+    return 1;
+  }
+
+  void AppendControl(char c) {
+    switch (c) {
+      case '\n': out_ += "\\n"; return;
+      case '\r': out_ += "\\r"; return;
+      case '\t': out_ += "\\t"; return;
+      case '\b': out_ += "\\b"; return;
+      case '\f': out_ += "\\f"; return;
+      default: break;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto u = static_cast<unsigned char>(c);
+    out_ += "\\u00";
+    out_ += kHex[u >> 4];
+    out_ += kHex[u & 0xF];
+  }
+
+  void Open(char c) {
+    const std::optional<Role> role = BeginToken();
+    if (!role || *role == Role::kKey) return Fail();
+    out_ += c;
+    ++pos_;
+    stack_.push_back(Frame{c, c == '{' ? Expect::kKey : Expect::kValue});
+  }
+
+  void Close(char c) {
+    const char want = c == '}' ? '{' : '[';
+    size_t match = stack_.size();
+    while (match > 0 && stack_[match - 1].open != want) --match;
+    if (match == 0) return Fail();  // nothing open of this kind
+    ++pos_;
+    while (stack_.size() >= match) CloseTop();
+  }
+
+  // Closes the innermost container, dropping a dangling key and a trailing comma.
+  void CloseTop() {
+    const Frame frame = stack_.back();
+    if (frame.open == '{' && (frame.expect == Expect::kColon || frame.expect == Expect::kValue)) {
+      out_.resize(frame.key_start);
+    }
+    DropTrailingComma();
+    out_ += frame.open == '{' ? '}' : ']';
+    stack_.pop_back();
+    ValueDone();
+  }
+
+  void Comma() {
+    ++pos_;
+    Expect& e = expect();
+    if (e == Expect::kAfter && !stack_.empty()) {
+      out_ += ',';
+      e = in_object() ? Expect::kKey : Expect::kValue;
+    } else if (e == Expect::kKey || (e == Expect::kValue && !in_object() && !stack_.empty())) {
+      // A doubled or leading comma: drop it.
+    } else {
+      --pos_;
+      Fail();
+    }
+  }
+
+  void Colon() {
+    if (expect() != Expect::kColon) return Fail();
+    out_ += ':';
+    ++pos_;
+    expect() = Expect::kValue;
+  }
+
+  void Number() {
+    size_t end = pos_;
+    while (end < in_.size() && IsNumberChar(in_[end])) ++end;
+    std::string_view token = in_.substr(pos_, end - pos_);
+    if ((token == "-" || token == "+") && end < in_.size() && IsWordStart(in_[end])) {
+      return Word();  // -Infinity and friends
+    }
+    const std::optional<Role> role = BeginToken();
+    if (!role) return Fail();
+    if (*role == Role::kValue && !stack_.empty()) {
+      size_t after = end;
+      while (after < in_.size() && (in_[after] == ' ' || in_[after] == '\t')) ++after;
+      if (after < in_.size() && IsWordStart(in_[after])) return BareString();  // "5 mg"
+    }
+    pos_ = end;
+    if (*role == Role::kKey) {
+      out_ += '"';
+      out_.append(token);
+      out_ += '"';
+      expect() = Expect::kColon;
+      return;
+    }
+    std::string number = NormalizeNumber(token);
+    if (number.empty()) {
+      if (pos_ == in_.size()) return;  // a sign cut off by truncation: no value
+      pos_ -= token.size();
+      return Fail();
+    }
+    out_ += number;
+    ValueDone();
+  }
+
+  // Fixes the invalid spellings of a number ("+1", ".5", "5.", "1e" when
+  // truncated); valid numbers come back unchanged. "" when there is no digit.
+  static std::string NormalizeNumber(std::string_view token) {
+    if (!token.empty() && token[0] == '+') token.remove_prefix(1);
+    while (!token.empty() && (token.back() == 'e' || token.back() == 'E' ||
+                              token.back() == '+' || token.back() == '-')) {
+      token.remove_suffix(1);
+    }
+    if (token.find_first_of("0123456789") == kNpos) return "";
+    std::string n(token);
+    const size_t lead = n[0] == '-' ? 1 : 0;
+    if (n[lead] == '.') n.insert(lead, 1, '0');
+    if (n.back() == '.') n += '0';
+    return n;
+  }
+
+  void Word() {
+    size_t end = pos_;
+    if (in_[end] == '-' || in_[end] == '+') ++end;
+    while (end < in_.size() && IsWordChar(in_[end])) ++end;
+    const std::string_view word = in_.substr(pos_, end - pos_);
+    const std::optional<Role> role = BeginToken();
+    if (!role) return Fail();
+    if (*role == Role::kKey) {
+      pos_ = end;
+      out_ += '"';
+      out_.append(word);
+      out_ += '"';
+      expect() = Expect::kColon;
+      return;
+    }
+    size_t after = end;
+    while (after < in_.size() && (in_[after] == ' ' || in_[after] == '\t')) ++after;
+    const bool ends_value = after == in_.size() || in_[after] == ',' || in_[after] == '}' ||
+                            in_[after] == ']' || IsSpace(in_[after]) ||
+                            CommentEnd(in_, after) != kNpos;
+    std::string_view bare = word;
+    if (bare[0] == '-' && bare.substr(1) == "Infinity") bare = "Infinity";
+    std::optional<std::string_view> literal = ends_value ? LiteralFor(bare) : std::nullopt;
+    if (!literal && end == in_.size()) literal = CompletedLiteral(word);
+    if (literal) {
+      pos_ = end;
+      out_.append(*literal);
+      return ValueDone();
+    }
+    if (stack_.empty()) return Fail();  // prose, not JSON
+    BareString();
+  }
+
+  // An unquoted string value: words, spaces and a little punctuation up to
+  // the next , } ] or line end. Anything else means it was not a value.
+  void BareString() {
+    size_t end = pos_;
+    while (end < in_.size()) {
+      const char c = in_[end];
+      if (c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r') break;
+      if (!IsWordChar(c) && c != ' ' && c != '\t' && c != '/' && c != '+' && c != '%') {
+        return Fail();
+      }
+      ++end;
+    }
+    const std::string_view text = TrimRight(in_.substr(pos_, end - pos_));
+    out_ += '"';
+    out_.append(text);
+    out_ += '"';
+    pos_ += text.size();
+    ValueDone();
+  }
+
+  std::string_view in_;
+  size_t pos_ = 0;
+  std::string out_;
+  std::vector<Frame> stack_;
+  Expect top_ = Expect::kValue;
+  bool done_ = false;
+  bool broken_ = false;
+};
+
+// nlohmann's parse without exceptions; nullopt when the text is not JSON.
+std::optional<Json> TryParse(std::string_view text) {
+  try {
+    Json value = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string StripJsonDecoration(std::string_view text) {
+  std::string_view region = JsonRegion(text);
+  size_t start = FindJsonStart(region);
+  if (start == kNpos) return "";
+  const size_t end = BalancedEnd(region, start);
+  if (end == kNpos) return std::string(TrimRight(region.substr(start)));
+  return std::string(region.substr(start, end - start));
+}
+
+std::string RepairJson(std::string_view text) {
+  return Repairer(text).Run();
+}
+
+Result<Json> ParseJsonLenient(std::string_view text) {
+  if (std::optional<Json> strict = TryParse(text)) return std::move(*strict);
+  const std::string stripped = StripJsonDecoration(text);
+  if (stripped.empty()) {
+    return Status::ParseError("no JSON object or array found (tried: strict parse, stripping "
+                              "fences and prose): \"" + Preview(text) + "\"");
+  }
+  if (stripped.size() != text.size()) {
+    if (std::optional<Json> plain = TryParse(stripped)) return std::move(*plain);
+  }
+  const std::string repaired = RepairJson(stripped);
+  if (std::optional<Json> fixed = TryParse(repaired)) return std::move(*fixed);
+  std::string detail;
+  try {
+    [[maybe_unused]] const Json probe = Json::parse(repaired);  // only for the error position
+  } catch (const Json::parse_error& e) {
+    detail = " (after repair, invalid at byte " + std::to_string(e.byte) + ")";
+  } catch (const std::exception&) {
+  }
+  return Status::ParseError("could not parse JSON (tried: strict parse, stripping fences and "
+                            "prose, repairing)" + detail + ": \"" + Preview(stripped) + "\"");
+}
+
+}  // namespace medreact

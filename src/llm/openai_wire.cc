@@ -1,0 +1,246 @@
+// The Chat Completions wire mapping: ModelRequest -> request body, and a
+// non-streamed response body -> ModelResponse.
+//
+// Request: {"model", "messages", "tools", "tool_choice", "temperature",
+// "max_tokens", "stream", "stream_options"}, each optional field present only
+// when set. Messages are {"role","content"}; a user turn with images carries a
+// content array of {"type":"text"} and {"type":"image_url"} parts; an assistant
+// turn with calls has "content": null when it has no text and "tool_calls":
+// [{"id","type":"function","function":{"name","arguments"}}] where arguments is
+// always a JSON *string* holding an object (invalid arguments are re-sent as
+// "{}" because the tool result already told the model what was wrong); a tool
+// turn is {"role":"tool","tool_call_id","content"}.
+//
+// Response: choices[0].message. Servers disagree on the details, so the parser
+// accepts content as a string, null, absent or an array of text parts;
+// function.arguments as a string or an object; a missing id (minted); the
+// legacy single "function_call"; and "usage", "finish_reason", "model" when
+// present. A body with "error" is a server error, a body with no choices a
+// parse error; a reply with neither text nor calls is an OK response carrying
+// parse_error so the agent can tell the model. The streaming accumulator
+// (openai_stream.cc) builds its result through ParseChatCompletion too, so both
+// paths produce identical responses.
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "medreact/openai.h"
+
+namespace medreact {
+namespace {
+
+constexpr char kEmptyReplyError[] = "The model returned an empty reply (no text and no tool calls).";
+
+// Arguments as re-sent in the history: the compact text of the object they
+// parse to (keys in the model's order), or "{}" when they are not a JSON object.
+std::string NormalizeArguments(const std::string& arguments) {
+  OrderedJson parsed = OrderedJson::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return "{}";
+  return parsed.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+Json UserContent(const Message& message) {
+  if (message.images.empty()) return message.content;
+  Json parts = Json::array();
+  if (!message.content.empty()) parts.push_back({{"type", "text"}, {"text", message.content}});
+  for (const ContentPart& part : message.images) {
+    if (part.kind == ContentPart::Kind::kText) {
+      parts.push_back({{"type", "text"}, {"text", part.text}});
+    } else {
+      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", part.image_url}}}});
+    }
+  }
+  return parts;
+}
+
+Json MessageToWire(const Message& message) {
+  Json out{{"role", RoleName(message.role)}};
+  switch (message.role) {
+    case Role::kSystem:
+      out["content"] = message.content;
+      break;
+    case Role::kUser:
+      out["content"] = UserContent(message);
+      break;
+    case Role::kAssistant: {
+      if (message.content.empty() && message.has_tool_calls()) {
+        out["content"] = nullptr;
+      } else {
+        out["content"] = message.content;
+      }
+      if (message.has_tool_calls()) {
+        Json calls = Json::array();
+        for (const ToolCall& call : message.tool_calls) {
+          calls.push_back({{"id", call.id},
+                           {"type", "function"},
+                           {"function", {{"name", call.name},
+                                         {"arguments", NormalizeArguments(call.arguments)}}}});
+        }
+        out["tool_calls"] = std::move(calls);
+      }
+      break;
+    }
+    case Role::kTool:
+      out["tool_call_id"] = message.tool_call_id;
+      out["content"] = message.content;
+      break;
+  }
+  return out;
+}
+
+// Text of a "content" value: a string, null, or an array of parts.
+std::string ContentText(const Json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (!content.is_array()) return text;
+  for (const Json& part : content) {
+    if (part.is_string()) {
+      text += part.get<std::string>();
+    } else if (part.is_object()) {
+      auto type = part.find("type");
+      auto part_text = part.find("text");
+      bool is_text = type == part.end() || (type->is_string() && (*type == "text" || *type == "output_text"));
+      if (is_text && part_text != part.end() && part_text->is_string()) text += part_text->get<std::string>();
+    }
+  }
+  return text;
+}
+
+std::string StringField(const Json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+int64_t IntField(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return 0;
+  return it->is_number_float() ? static_cast<int64_t>(it->get<double>()) : it->get<int64_t>();
+}
+
+// Arguments as received: a string is kept verbatim, anything else is dumped.
+std::string ArgumentsText(const Json& function) {
+  if (!function.is_object()) return "";
+  auto it = function.find("arguments");
+  if (it == function.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  return DumpJson(*it);
+}
+
+// One entry of "tool_calls" (or a legacy "function_call" when `legacy`).
+std::optional<ToolCall> ParseToolCall(const Json& entry, bool legacy) {
+  if (!entry.is_object()) return std::nullopt;
+  const Json* function = &entry;
+  if (!legacy) {
+    auto it = entry.find("function");
+    if (it != entry.end() && it->is_object()) function = &*it;
+  }
+  ToolCall call;
+  call.name = StringField(*function, "name");
+  call.arguments = ArgumentsText(*function);
+  if (call.name.empty() && call.arguments.empty()) return std::nullopt;
+  call.id = legacy ? "" : StringField(entry, "id");
+  if (call.id.empty()) call.id = MintToolCallId();
+  return call;
+}
+
+bool IsBlank(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+std::string ErrorMessage(const Json& error) {
+  if (error.is_string()) return error.get<std::string>();
+  std::string message = StringField(error, "message");
+  return message.empty() ? DumpJson(error) : message;
+}
+
+Result<ModelResponse> ParseResponseBody(const Json& body) {
+  if (!body.is_object()) {
+    return Status::ParseError("chat completion is not a JSON object: " + Preview(DumpJson(body)));
+  }
+  if (auto error = body.find("error"); error != body.end() && !error->is_null()) {
+    return Status::Unavailable("server error: " + Preview(ErrorMessage(*error), 300));
+  }
+  auto choices = body.find("choices");
+  if (choices == body.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
+    return Status::ParseError("chat completion has no choices: " + Preview(DumpJson(body)));
+  }
+  const Json& choice = (*choices)[0];
+
+  ModelResponse response;
+  response.message.role = Role::kAssistant;
+  response.finish_reason = StringField(choice, "finish_reason");
+  response.model = StringField(body, "model");
+  if (auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
+    response.usage.prompt_tokens = IntField(*usage, "prompt_tokens");
+    response.usage.completion_tokens = IntField(*usage, "completion_tokens");
+    response.usage.total_tokens = IntField(*usage, "total_tokens");
+    if (response.usage.total_tokens == 0) {
+      response.usage.total_tokens = response.usage.prompt_tokens + response.usage.completion_tokens;
+    }
+  }
+
+  auto message_it = choice.find("message");
+  if (message_it != choice.end() && message_it->is_object()) {
+    const Json& message = *message_it;
+    if (auto content = message.find("content"); content != message.end()) {
+      response.message.content = ContentText(*content);
+    }
+    if (auto calls = message.find("tool_calls"); calls != message.end() && calls->is_array()) {
+      for (const Json& entry : *calls) {
+        if (auto call = ParseToolCall(entry, /*legacy=*/false)) response.message.tool_calls.push_back(*call);
+      }
+    }
+    if (!response.message.has_tool_calls()) {
+      if (auto legacy = message.find("function_call"); legacy != message.end()) {
+        if (auto call = ParseToolCall(*legacy, /*legacy=*/true)) response.message.tool_calls.push_back(*call);
+      }
+    }
+  } else if (auto text = choice.find("text"); text != choice.end()) {
+    response.message.content = ContentText(*text);  // legacy completions shape
+  }
+
+  if (IsBlank(response.message.content) && !response.message.has_tool_calls()) {
+    response.parse_error = kEmptyReplyError;
+  }
+  return response;
+}
+
+}  // namespace
+
+Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& model) {
+  Json body = Json::object();
+  if (!model.empty()) body["model"] = model;
+  Json messages = Json::array();
+  for (const Message& message : request.messages) messages.push_back(MessageToWire(message));
+  body["messages"] = std::move(messages);
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const ToolSpec& spec : request.tools) {
+      tools.push_back({{"type", "function"},
+                       {"function", {{"name", spec.name},
+                                     {"description", spec.description},
+                                     {"parameters", spec.parameters}}}});
+    }
+    body["tools"] = std::move(tools);
+  }
+  if (!request.tool_choice.empty()) body["tool_choice"] = request.tool_choice;
+  if (request.temperature) body["temperature"] = *request.temperature;
+  if (request.max_tokens) body["max_tokens"] = *request.max_tokens;
+  if (request.stream) {
+    body["stream"] = true;
+    body["stream_options"] = {{"include_usage", true}};
+  }
+  return body;
+}
+
+Result<ModelResponse> ParseChatCompletion(const Json& body) {
+  try {
+    return ParseResponseBody(body);
+  } catch (const std::exception& e) {  // defensive: nlohmann accessors on odd shapes
+    return Status::ParseError(std::string("chat completion: ") + e.what());
+  }
+}
+
+}  // namespace medreact

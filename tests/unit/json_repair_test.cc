@@ -1,0 +1,190 @@
+// Tests for json_repair: each repair rule alone, combined and nested cases,
+// truncation at every kind of point, text that must pass through unchanged,
+// and garbage that must stay an error.
+#include "medreact/json_repair.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace medreact {
+namespace {
+
+struct RepairCase {
+  const char* name;
+  const char* input;
+  const char* expected;  // exact RepairJson output
+};
+
+void PrintTo(const RepairCase& c, std::ostream* os) { *os << c.name; }
+
+class JsonRepairRuleTest : public ::testing::TestWithParam<RepairCase> {};
+
+TEST_P(JsonRepairRuleTest, RepairsToExactText) {
+  const RepairCase& c = GetParam();
+  const std::string repaired = RepairJson(c.input);
+  EXPECT_EQ(repaired, c.expected) << "input: " << c.input;
+  EXPECT_TRUE(ParseJson(repaired).ok()) << repaired;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    JsonRepairRules, JsonRepairRuleTest,
+    ::testing::Values(
+        RepairCase{"SeedExample", R"({"found": True, "value": None,})",
+                   R"({"found": true, "value": null})"},
+        RepairCase{"PythonFalse", "[False, True, None]", "[false, true, null]"},
+        RepairCase{"SingleQuotes", "{'a': 'b'}", R"({"a": "b"})"},
+        RepairCase{"SingleQuotedWithDoubleInside", R"({'q': 'he said "hi"'})",
+                   R"({"q": "he said \"hi\""})"},
+        RepairCase{"EscapedApostrophe", R"({'q': 'it\'s'})", R"({"q": "it's"})"},
+        RepairCase{"BareApostrophe", "{'note': 'patient's INR'}", R"({"note": "patient's INR"})"},
+        RepairCase{"TrailingCommaObject", R"({"a": 1, "b": 2, })", R"({"a": 1, "b": 2})"},
+        RepairCase{"TrailingCommaArray", "[1, 2,\n]", "[1, 2]"},
+        RepairCase{"DoubledComma", "[1,, 2]", "[1, 2]"},
+        RepairCase{"LineComment", "{\"a\": 1, // the dose\n\"b\": 2}", "{\"a\": 1, \n\"b\": 2}"},
+        RepairCase{"BlockComment", R"({"a": /* why */ 1})", R"({"a":  1})"},
+        RepairCase{"CommentMarkersInsideString", R"({"url": "http://x/*y*/"})",
+                   R"({"url": "http://x/*y*/"})"},
+        RepairCase{"UnquotedKeys", "{tool: \"get_labs\", arguments: {category: \"Coag\"}}",
+                   R"({"tool": "get_labs", "arguments": {"category": "Coag"}})"},
+        RepairCase{"UnquotedKeyWithDash", "{medication-name: 'x'}", R"({"medication-name": "x"})"},
+        RepairCase{"BareWordValue", "{\"risk\": INCREASE}", R"({"risk": "INCREASE"})"},
+        RepairCase{"BareWordsValue", "{\"finding\": acute PE, \"n\": 1}",
+                   R"({"finding": "acute PE", "n": 1})"},
+        RepairCase{"NumberWithUnit", "{\"dose\": 5 mg}", R"({"dose": "5 mg"})"},
+        RepairCase{"RawNewlineInString", "{\"a\": \"line1\nline2\ttab\"}",
+                   R"({"a": "line1\nline2\ttab"})"},
+        RepairCase{"ControlCharInString", "{\"a\": \"x\x01y\"}", R"({"a": "x\u0001y"})"},
+        RepairCase{"UnescapedInnerQuotes", R"({"note": "he said "stop" twice"})",
+                   R"({"note": "he said \"stop\" twice"})"},
+        RepairCase{"InvalidEscapeKept", R"({"re": "\d+"})", R"({"re": "\\d+"})"},
+        RepairCase{"MissingCommaBetweenLines", "{\"a\": 1\n\"b\": 2}", "{\"a\": 1,\n\"b\": 2}"},
+        RepairCase{"MissingCommaInArray", R"(["a" "b"])", R"(["a", "b"])"},
+        RepairCase{"NumberSpellings", "[+1, .5, 5., -.25]", "[1, 0.5, 5.0, -0.25]"},
+        RepairCase{"NaNAndInfinity", "[NaN, -Infinity]", "[null, null]"},
+        RepairCase{"MismatchedCloser", R"({"a": [1, 2})", R"({"a": [1, 2]})"},
+        RepairCase{"ProseAfterValueDropped", R"({"a": 1} hope this helps)", R"({"a": 1})"},
+        RepairCase{"TruncatedInString", R"({"tool": "get_la)", R"({"tool": "get_la"})"},
+        RepairCase{"TruncatedAfterColon", R"({"tool": "x", "arguments": )", R"({"tool": "x"})"},
+        RepairCase{"TruncatedInKey", R"({"tool": "x", "argu)", R"({"tool": "x"})"},
+        RepairCase{"TruncatedAfterKey", R"({"tool": "x", "arguments")", R"({"tool": "x"})"},
+        RepairCase{"TruncatedAfterComma", R"({"a": [1, 2, )", R"({"a": [1, 2]})"},
+        RepairCase{"TruncatedNested", R"({"tool": "x", "arguments": {"category": "Coag")",
+                   R"({"tool": "x", "arguments": {"category": "Coag"}})"},
+        RepairCase{"TruncatedLiteral", R"({"ok": tr)", R"({"ok": true})"},
+        RepairCase{"TruncatedPythonLiteral", R"([Fal)", R"([false])"},
+        RepairCase{"TruncatedNumber", R"({"inr": 2.)", R"({"inr": 2.0})"},
+        RepairCase{"TruncatedExponent", R"([1e)", R"([1])"},
+        RepairCase{"TruncatedEscape", "{\"a\": \"x\\", R"({"a": "x"})"},
+        RepairCase{"TruncatedInBlockComment", R"({"a": 1 /* note)", R"({"a": 1 })"},
+        RepairCase{"TruncatedDeep", R"([{"a": [{"b": [1, {"c": "d)",
+                   R"([{"a": [{"b": [1, {"c": "d"}]}]}])"},
+        RepairCase{"CombinedMess",
+                   "{'tool': 'check_medication_status', // which tool\n"
+                   " arguments: {'medication_name': 'warfarin', 'active_only': True,},}",
+                   "{\"tool\": \"check_medication_status\", \n"
+                   " \"arguments\": {\"medication_name\": \"warfarin\", \"active_only\": true}}"}),
+    [](const ::testing::TestParamInfo<RepairCase>& info) { return std::string(info.param.name); });
+
+TEST(JsonRepairTest, ValidJsonPassesThroughExactly) {
+  const std::string valid =
+      "{\n  \"a\": [1, -2.5e+3, true, false, null, {}, [], \"\"],\n"
+      "  \"s\": \"quote \\\" backslash \\\\ slash \\/ \\u00e9 \\n\",\n"
+      "  \"braces\": \"{not [a] container}\", \"py\": \"True None 'x'\",\n"
+      "  \"utf8\": \"d\xc3\xa9j\xc3\xa0 \xe6\xb8\xac\xe8\xa9\xa6 \xf0\x9f\xa9\xba\" , \"e\" : { }\n}\n";
+  ASSERT_TRUE(ParseJson(valid).ok());
+  EXPECT_EQ(RepairJson(valid), valid);
+  EXPECT_EQ(StripJsonDecoration(valid), valid.substr(0, valid.size() - 1));
+  Result<Json> parsed = ParseJsonLenient(valid);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ((*parsed)["py"], "True None 'x'");
+}
+
+TEST(JsonRepairTest, StringsKeepBracesQuotesAndLiteralsVerbatim) {
+  Result<Json> v = ParseJsonLenient("{'text': 'a } b ] c { True, None', 'n': None}");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v)["text"], "a } b ] c { True, None");
+  EXPECT_TRUE((*v)["n"].is_null());
+}
+
+TEST(JsonRepairTest, UnicodeSurvivesRepair) {
+  Result<Json> v = ParseJsonLenient("{'name': 'Dr. M\xc3\xbcller \xe2\x80\x94 \xe6\xb8\xac', 'ok': True,}");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v)["name"], "Dr. M\xc3\xbcller \xe2\x80\x94 \xe6\xb8\xac");
+}
+
+TEST(JsonRepairStripTest, RemovesFencesAndProse) {
+  EXPECT_EQ(StripJsonDecoration("```json\n{\"key\": \"value\"}\n```"), R"({"key": "value"})");
+  EXPECT_EQ(StripJsonDecoration("Sure! Here it is: {\"a\": {\"b\": 1}} Let me know."),
+            R"({"a": {"b": 1}})");
+  EXPECT_EQ(StripJsonDecoration("```{\"a\":1}```"), R"({"a":1})");
+  EXPECT_EQ(StripJsonDecoration("calls: [{\"tool\": \"a\"}, {\"tool\": \"b\"}] done"),
+            R"([{"tool": "a"}, {"tool": "b"}])");
+}
+
+TEST(JsonRepairStripTest, SkipsBracketsThatAreProse) {
+  EXPECT_EQ(StripJsonDecoration("THOUGHT: [reasoning] so {name} then {\"tool\": \"x\"}"),
+            R"({"tool": "x"})");
+  EXPECT_EQ(StripJsonDecoration("see [the notes](http://x) and {'a': 1}"), "{'a': 1}");
+}
+
+TEST(JsonRepairStripTest, PrefersFencedBlockAndKeepsTruncatedTail) {
+  EXPECT_EQ(StripJsonDecoration("Use {a: 1}? No:\n```json\n{\"b\": 2}\n```"), R"({"b": 2})");
+  EXPECT_EQ(StripJsonDecoration("```json\n{\"tool\": \"x\", \"arguments\": {\"a\": \n"),
+            R"({"tool": "x", "arguments": {"a":)");
+  EXPECT_EQ(StripJsonDecoration("{\"a\": \"}\"} tail"), R"({"a": "}"})");
+}
+
+TEST(JsonRepairStripTest, NoJsonGivesEmpty) {
+  EXPECT_EQ(StripJsonDecoration("no json here"), "");
+  EXPECT_EQ(StripJsonDecoration(""), "");
+  EXPECT_EQ(StripJsonDecoration("[not json] either"), "");
+}
+
+TEST(JsonRepairLenientTest, ProgressiveStrategies) {
+  Result<Json> strict = ParseJsonLenient(R"({"a": 1})");
+  ASSERT_TRUE(strict.ok());
+  EXPECT_EQ((*strict)["a"], 1);
+
+  Result<Json> fenced = ParseJsonLenient("```json\n{\"a\": [1, 2]}\n```");
+  ASSERT_TRUE(fenced.ok());
+  EXPECT_EQ((*fenced)["a"], Json::array({1, 2}));
+
+  Result<Json> repaired =
+      ParseJsonLenient("Here you go:\n```json\n{'tool': 'get_labs', 'arguments': {'category': 'Coag',}}\n```");
+  ASSERT_TRUE(repaired.ok()) << repaired.status().ToString();
+  EXPECT_EQ((*repaired)["arguments"]["category"], "Coag");
+
+  Result<Json> truncated = ParseJsonLenient("TOOL_CALL: {\"tool\": \"x\", \"arguments\": {\"q\": \"abc");
+  ASSERT_TRUE(truncated.ok()) << truncated.status().ToString();
+  EXPECT_EQ(*truncated, Json::parse(R"({"tool": "x", "arguments": {"q": "abc"}})"));
+}
+
+TEST(JsonRepairLenientTest, GarbageIsAParseErrorWithPreview) {
+  for (const char* garbage : {"this is not json at all", "{ this is : not ; json }",
+                              "{\"tool\": get_labs(category='Coag')}", "{{{{ ::: }",
+                              "[1, 2, 3) oops", ""}) {
+    Result<Json> v = ParseJsonLenient(garbage);
+    ASSERT_FALSE(v.ok()) << garbage << " parsed as " << DumpJson(*v);
+    EXPECT_EQ(v.status().code(), StatusCode::kParseError);
+    EXPECT_NE(v.status().message().find("tried"), std::string::npos) << v.status().message();
+  }
+  Result<Json> v = ParseJsonLenient("{ this is : not ; json }");
+  EXPECT_NE(v.status().message().find("{ this is"), std::string::npos) << v.status().message();
+}
+
+TEST(JsonRepairLenientTest, LargeNearJsonInLinearTime) {
+  std::string big = "{'items': [";
+  for (int i = 0; i < 100000; ++i) {
+    big += "{'id': " + std::to_string(i) + ", 'ok': True, 'note': 'it\\'s \"x\"', /* c */ },";
+  }
+  big += "], 'done': None,";  // truncated: the object never closes
+  Result<Json> v = ParseJsonLenient(big);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v)["items"].size(), 100000u);
+  EXPECT_TRUE((*v)["done"].is_null());
+  EXPECT_EQ((*v)["items"][99999]["id"], 99999);
+}
+
+}  // namespace
+}  // namespace medreact

@@ -1,0 +1,236 @@
+// Tests for the Chat Completions wire mapping: request bodies as a strict
+// server expects them, and non-streamed replies in every shape servers send.
+
+#include <gtest/gtest.h>
+
+#include "medreact/openai.h"
+
+namespace medreact {
+namespace {
+
+Json MustParse(const std::string& text) {
+  Result<Json> j = ParseJson(text);
+  EXPECT_TRUE(j.ok()) << j.status().ToString();
+  return j.ok() ? *j : Json();
+}
+
+ModelResponse MustComplete(const std::string& body_text) {
+  Result<ModelResponse> r = ParseChatCompletion(MustParse(body_text));
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : ModelResponse();
+}
+
+TEST(OpenAIWireTest, BuildsRolesAndOptionalFields) {
+  ModelRequest request;
+  request.messages = {Message::System("You are careful."), Message::User("Check the INR.")};
+  Json body = BuildChatCompletionsBody(request, "gpt-test");
+  EXPECT_EQ(body["model"], "gpt-test");
+  ASSERT_EQ(body["messages"].size(), 2u);
+  EXPECT_EQ(body["messages"][0], Json({{"role", "system"}, {"content", "You are careful."}}));
+  EXPECT_EQ(body["messages"][1], Json({{"role", "user"}, {"content", "Check the INR."}}));
+  EXPECT_FALSE(body.contains("tools"));
+  EXPECT_FALSE(body.contains("tool_choice"));
+  EXPECT_FALSE(body.contains("temperature"));
+  EXPECT_FALSE(body.contains("max_tokens"));
+  EXPECT_FALSE(body.contains("stream"));
+  EXPECT_FALSE(body.contains("stream_options"));
+}
+
+TEST(OpenAIWireTest, OmitsEmptyModel) {
+  ModelRequest request;
+  request.messages = {Message::User("hi")};
+  EXPECT_FALSE(BuildChatCompletionsBody(request, "").contains("model"));
+}
+
+TEST(OpenAIWireTest, ToolsChoiceSamplingAndStreamOptions) {
+  ModelRequest request;
+  request.messages = {Message::User("hi")};
+  ToolSpec spec;
+  spec.name = "get_labs";
+  spec.description = "Latest labs.";
+  spec.parameters = Json{{"type", "object"}, {"properties", {{"code", {{"type", "string"}}}}}};
+  request.tools = {spec};
+  request.tool_choice = "auto";
+  request.temperature = 0.2;
+  request.max_tokens = 512;
+  request.stream = true;
+  Json body = BuildChatCompletionsBody(request, "m");
+  ASSERT_EQ(body["tools"].size(), 1u);
+  EXPECT_EQ(body["tools"][0]["type"], "function");
+  EXPECT_EQ(body["tools"][0]["function"]["name"], "get_labs");
+  EXPECT_EQ(body["tools"][0]["function"]["description"], "Latest labs.");
+  EXPECT_EQ(body["tools"][0]["function"]["parameters"], spec.parameters);
+  EXPECT_EQ(body["tool_choice"], "auto");
+  EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.2);
+  EXPECT_EQ(body["max_tokens"], 512);
+  EXPECT_EQ(body["stream"], true);
+  EXPECT_EQ(body["stream_options"], Json({{"include_usage", true}}));
+}
+
+TEST(OpenAIWireTest, UserImagesBecomeContentParts) {
+  Message user = Message::User("What does this ECG show?");
+  ContentPart image;
+  image.kind = ContentPart::Kind::kImage;
+  image.image_url = "data:image/png;base64,AAAA";
+  user.images = {image};
+  ModelRequest request;
+  request.messages = {user};
+  Json content = BuildChatCompletionsBody(request, "")["messages"][0]["content"];
+  ASSERT_TRUE(content.is_array());
+  ASSERT_EQ(content.size(), 2u);
+  EXPECT_EQ(content[0], Json({{"type", "text"}, {"text", "What does this ECG show?"}}));
+  EXPECT_EQ(content[1], Json({{"type", "image_url"}, {"image_url", {{"url", "data:image/png;base64,AAAA"}}}}));
+}
+
+TEST(OpenAIWireTest, AssistantCallsHaveNullContentAndStringArguments) {
+  ModelRequest request;
+  request.messages = {
+      Message::User("go"),
+      Message::Assistant("", {ToolCall{"call_1", "get_labs", R"({ "since" : "2024",  "code": "INR" })"},
+                              ToolCall{"call_2", "get_meds", "{not json"},
+                              ToolCall{"call_3", "get_vitals", "[1,2]"},
+                              ToolCall{"call_4", "get_notes", ""}}),
+      Message::Tool("call_1", "get_labs", R"({"inr":2.1})"),
+  };
+  Json messages = BuildChatCompletionsBody(request, "")["messages"];
+  const Json& assistant = messages[1];
+  EXPECT_EQ(assistant["role"], "assistant");
+  ASSERT_TRUE(assistant.contains("content"));
+  EXPECT_TRUE(assistant["content"].is_null());
+  ASSERT_EQ(assistant["tool_calls"].size(), 4u);
+  const Json& first = assistant["tool_calls"][0];
+  EXPECT_EQ(first["id"], "call_1");
+  EXPECT_EQ(first["type"], "function");
+  EXPECT_EQ(first["function"]["name"], "get_labs");
+  ASSERT_TRUE(first["function"]["arguments"].is_string());
+  EXPECT_EQ(first["function"]["arguments"], R"({"since":"2024","code":"INR"})");  // compact, order kept
+  EXPECT_EQ(assistant["tool_calls"][1]["function"]["arguments"], "{}");  // invalid JSON
+  EXPECT_EQ(assistant["tool_calls"][2]["function"]["arguments"], "{}");  // not an object
+  EXPECT_EQ(assistant["tool_calls"][3]["function"]["arguments"], "{}");  // empty
+  EXPECT_EQ(messages[2], Json({{"role", "tool"}, {"tool_call_id", "call_1"}, {"content", R"({"inr":2.1})"}}));
+}
+
+TEST(OpenAIWireTest, AssistantTextWithCallsKeepsText) {
+  ModelRequest request;
+  request.messages = {Message::Assistant("Looking up labs.", {ToolCall{"c", "get_labs", "{}"}}),
+                      Message::Assistant("Done.")};
+  Json messages = BuildChatCompletionsBody(request, "")["messages"];
+  EXPECT_EQ(messages[0]["content"], "Looking up labs.");
+  EXPECT_EQ(messages[1]["content"], "Done.");
+  EXPECT_FALSE(messages[1].contains("tool_calls"));
+}
+
+TEST(OpenAIWireTest, ParsesPlainTextReplyWithUsage) {
+  ModelResponse r = MustComplete(R"({"model":"m-1","choices":[{"index":0,"message":{"role":"assistant",
+      "content":"INR is 2.1."},"finish_reason":"stop"}],
+      "usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}})");
+  EXPECT_EQ(r.message.role, Role::kAssistant);
+  EXPECT_EQ(r.message.content, "INR is 2.1.");
+  EXPECT_TRUE(r.message.tool_calls.empty());
+  EXPECT_EQ(r.finish_reason, "stop");
+  EXPECT_EQ(r.model, "m-1");
+  EXPECT_EQ(r.usage.prompt_tokens, 10);
+  EXPECT_EQ(r.usage.completion_tokens, 5);
+  EXPECT_EQ(r.usage.total_tokens, 15);
+  EXPECT_TRUE(r.parse_error.empty());
+}
+
+TEST(OpenAIWireTest, ParsesCallsWithNullEmptyOrAbsentContent) {
+  for (const char* content : {R"("content":null,)", R"("content":"",)", ""}) {
+    std::string body = std::string(R"({"choices":[{"message":{"role":"assistant",)") + content +
+                       R"("tool_calls":[{"id":"call_a","type":"function","function":{"name":"get_labs",
+                       "arguments":"{\"code\":\"INR\"}"}}]},"finish_reason":"tool_calls"}]})";
+    ModelResponse r = MustComplete(body);
+    EXPECT_EQ(r.message.content, "") << content;
+    ASSERT_EQ(r.message.tool_calls.size(), 1u) << content;
+    EXPECT_EQ(r.message.tool_calls[0], (ToolCall{"call_a", "get_labs", R"({"code":"INR"})"}));
+    EXPECT_TRUE(r.parse_error.empty());
+  }
+}
+
+TEST(OpenAIWireTest, JoinsContentPartsArray) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"content":[{"type":"text","text":"Hello, "},
+      {"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"world."}]}}]})");
+  EXPECT_EQ(r.message.content, "Hello, world.");
+}
+
+TEST(OpenAIWireTest, ArgumentsObjectIsDumped) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"tool_calls":[{"id":"x1","function":
+      {"name":"get_labs","arguments":{"code":"INR","n":3}}}]}}]})");
+  ASSERT_EQ(r.message.tool_calls.size(), 1u);
+  EXPECT_EQ(MustParse(r.message.tool_calls[0].arguments), Json({{"code", "INR"}, {"n", 3}}));
+}
+
+TEST(OpenAIWireTest, InvalidArgumentsKeptVerbatim) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"tool_calls":[{"id":"x1","function":
+      {"name":"get_labs","arguments":"{\"code\": INR"}}]}}]})");
+  ASSERT_EQ(r.message.tool_calls.size(), 1u);
+  EXPECT_EQ(r.message.tool_calls[0].arguments, R"({"code": INR)");
+}
+
+TEST(OpenAIWireTest, MissingOrEmptyIdIsMinted) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"tool_calls":[
+      {"function":{"name":"a","arguments":"{}"}},{"id":"","function":{"name":"b","arguments":"{}"}},
+      {"id":"toolu_7","function":{"name":"c","arguments":"{}"}}]}}]})");
+  ASSERT_EQ(r.message.tool_calls.size(), 3u);
+  EXPECT_TRUE(r.message.tool_calls[0].id.starts_with("call_"));
+  EXPECT_TRUE(r.message.tool_calls[1].id.starts_with("call_"));
+  EXPECT_NE(r.message.tool_calls[0].id, r.message.tool_calls[1].id);
+  EXPECT_EQ(r.message.tool_calls[2].id, "toolu_7");  // foreign ids kept as they are
+}
+
+TEST(OpenAIWireTest, LegacyFunctionCall) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"content":null,
+      "function_call":{"name":"get_meds","arguments":"{\"active\":true}"}},"finish_reason":"function_call"}]})");
+  ASSERT_EQ(r.message.tool_calls.size(), 1u);
+  EXPECT_EQ(r.message.tool_calls[0].name, "get_meds");
+  EXPECT_EQ(r.message.tool_calls[0].arguments, R"({"active":true})");
+  EXPECT_TRUE(r.message.tool_calls[0].id.starts_with("call_"));
+}
+
+TEST(OpenAIWireTest, ToolCallsDetectedRegardlessOfFinishReason) {
+  ModelResponse r = MustComplete(R"({"choices":[{"message":{"content":"Let me check.",
+      "tool_calls":[{"id":"c1","function":{"name":"get_labs","arguments":"{}"}}]},"finish_reason":"stop"}]})");
+  EXPECT_EQ(r.message.content, "Let me check.");
+  EXPECT_EQ(r.message.tool_calls.size(), 1u);
+}
+
+TEST(OpenAIWireTest, EmptyReplySetsParseError) {
+  for (const char* body : {R"({"choices":[{"message":{"content":""}}]})",
+                           R"({"choices":[{"message":{"content":null}}]})",
+                           R"({"choices":[{"message":{"role":"assistant"}}]})",
+                           R"({"choices":[{"message":{"content":"  \n"}}]})"}) {
+    ModelResponse r = MustComplete(body);
+    EXPECT_EQ(r.parse_error, "The model returned an empty reply (no text and no tool calls).") << body;
+  }
+}
+
+TEST(OpenAIWireTest, ErrorBodyIsUnavailable) {
+  Result<ModelResponse> r =
+      ParseChatCompletion(MustParse(R"({"error":{"message":"model overloaded","type":"server_error"}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("model overloaded"), std::string::npos);
+}
+
+TEST(OpenAIWireTest, NoChoicesIsParseError) {
+  for (const char* body : {R"({"choices":[]})", R"({"id":"x"})", R"([1,2])", R"({"choices":[null]})"}) {
+    Result<ModelResponse> r = ParseChatCompletion(MustParse(body));
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), StatusCode::kParseError) << body;
+  }
+}
+
+TEST(OpenAIWireTest, OddShapesDoNotThrow) {
+  for (const char* body : {R"({"choices":[{"message":{"content":42,"tool_calls":{"a":1}}}]})",
+                           R"({"choices":[{"message":{"tool_calls":[null,1,{"function":7}]}}],"usage":[]})",
+                           R"({"choices":[{"message":{"tool_calls":[{"function":{"name":5}}]}}],
+                              "usage":{"prompt_tokens":"x"}})"}) {
+    Result<ModelResponse> r = ParseChatCompletion(MustParse(body));
+    ASSERT_TRUE(r.ok()) << body << " " << r.status().ToString();
+    EXPECT_FALSE(r->parse_error.empty()) << body;
+  }
+}
+
+}  // namespace
+}  // namespace medreact
