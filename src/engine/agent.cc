@@ -109,6 +109,8 @@ class Agent::Loop {
   void Conclude(RunStatus status, const std::string& reason, bool synthesize);
   void Synthesize(const std::string& reason);
   ModelRequest BuildRequest(bool with_tools) const;
+  // Adds the reply's usage to the run and copies its metadata into the step.
+  void RecordResponse(const ModelResponse& response, StepRecord& rec);
   ModelCallContext CallContext(Deadline deadline, int step);
   void Emit(Event event);
   // The run's deadline has passed, or so little is left that a model call
@@ -289,12 +291,7 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     Emit({.type = EventType::kError, .step = step_, .text = model_error_});
     return StepOutcome::kModelFailed;
   }
-  usage_ += response->usage;
-  rec.usage = response->usage;
-  rec.finish_reason = response->finish_reason;
-  rec.raw_text = response->raw_text;
-  rec.parse_error = response->parse_error;
-  rec.attempts = response->attempts;
+  RecordResponse(*response, rec);
 
   Message assistant = std::move(response->message);
   assistant.role = Role::kAssistant;
@@ -419,12 +416,7 @@ void Agent::Loop::Synthesize(const std::string& reason) {
   if (!response.ok()) {
     rec.model_error = response.status().ToString();
   } else {
-    usage_ += response->usage;
-    rec.usage = response->usage;
-    rec.finish_reason = response->finish_reason;
-    rec.raw_text = response->raw_text;
-    rec.parse_error = response->parse_error;
-    rec.attempts = response->attempts;
+    RecordResponse(*response, rec);
     // Calls made despite "no tools" are recorded but never run or sent back.
     rec.assistant = response->message;
     std::string text = response->message.content;
@@ -437,6 +429,15 @@ void Agent::Loop::Synthesize(const std::string& reason) {
   }
   rec.elapsed_ms = MsSince(start);
   trace_.steps.push_back(std::move(rec));
+}
+
+void Agent::Loop::RecordResponse(const ModelResponse& response, StepRecord& rec) {
+  usage_ += response.usage;
+  rec.usage = response.usage;
+  rec.finish_reason = response.finish_reason;
+  rec.raw_text = response.raw_text;
+  rec.parse_error = response.parse_error;
+  rec.attempts = response.attempts;
 }
 
 ModelRequest Agent::Loop::BuildRequest(bool with_tools) const {
