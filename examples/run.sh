@@ -21,7 +21,13 @@ question="A patient weighs 82 kg and is 1.74 m tall. What is the BMI, and what i
 echo "\$ medreact chat --llm-url $url --tools util --stream -v --trace trace.json \"$question\""
 echo
 "$build/medreact" chat --llm-url "$url" --model scripted-example --tools util --stream -v \
-  --trace "$out/trace.json" "$question" 2>&1
+  --trace "$out/trace.json" "$question" >"$out/answer.txt" 2>"$out/live.txt" && status=0 || status=$?
+echo "Live view (stderr: the model's streamed text, tool names and timings):"
+sed 's/^/  | /' "$out/live.txt"
+echo
+echo "Answer (stdout):"
+cat "$out/answer.txt"
 echo
 echo "\$ medreact trace show trace.json"
 "$build/medreact" trace show "$out/trace.json"
+exit "$status"
