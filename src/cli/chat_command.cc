@@ -5,6 +5,7 @@
 // progress (-v) and, with --stream, the model's text as it arrives. The trace
 // (--trace) and the event log (--events) are files the user asked for; logs
 // never carry the message text.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -23,6 +24,8 @@ struct ChatFlags {
   std::string message;
   std::string message_file;
   std::string tools = "util";
+  std::string fhir_path;
+  std::string as_of;
   std::string system_file;
   int max_steps = 20;
   double timeout_s = 600;
@@ -75,7 +78,11 @@ int RunChat(const ChatFlags& flags) {
     return kExitBadInput;
   }
   auto registry = std::make_shared<ToolRegistry>();
-  if (Status s = RegisterPacks(*registry, SplitPackList(flags.tools)); !s.ok()) {
+  std::vector<std::string> packs = SplitPackList(flags.tools);
+  if (!flags.fhir_path.empty() && std::find(packs.begin(), packs.end(), "fhir") == packs.end()) {
+    packs.push_back("fhir");  // naming a record means using it
+  }
+  if (Status s = RegisterPacks(*registry, packs, {.fhir_path = flags.fhir_path, .as_of = flags.as_of}); !s.ok()) {
     std::cerr << "medreact chat: " << s.message() << "\n";
     return kExitBadInput;
   }
@@ -172,6 +179,8 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("message", flags->message, "the question or task");
   chat->add_option("--message-file", flags->message_file, "read the message from a file ('-' = stdin)");
   chat->add_option("--tools", flags->tools, "comma-separated tool packs (see 'medreact tools list')");
+  chat->add_option("--fhir", flags->fhir_path, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
+  chat->add_option("--as-of", flags->as_of, "YYYY-MM-DD used as 'now' by the fhir pack (default: latest date in the record)");
   chat->add_option("--system-file", flags->system_file, "replace the system prompt with this file's text");
   chat->add_option("--max-steps", flags->max_steps, "model turns before stopping (status max_steps)")
       ->check(CLI::Range(1, 1000));

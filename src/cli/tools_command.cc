@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "medreact/tool_registry.h"
+#include "tools/fhir/fhir_pack.h"
 #include "tools/packs.h"
 
 namespace medreact::cli {
@@ -14,12 +15,22 @@ struct ToolsFlags {
   std::string pack;
 };
 
+Json EmptyBundle() {
+  return Json{{"resourceType", "Bundle"}, {"type", "collection"},
+              {"entry", Json::array({Json{{"resource", {{"resourceType", "Patient"}, {"id", "example"}}}}})}};
+}
+
 int RunToolsList(const ToolsFlags& flags) {
   Json out = Json::array();
   for (const auto& pack : KnownPacks()) {
     if (!flags.pack.empty() && flags.pack != pack.name) continue;
     ToolRegistry registry;
-    if (Status s = RegisterPacks(registry, {pack.name}); !s.ok()) {
+    // Packs that read a record are listed from an empty one: the specs do not
+    // depend on the data.
+    Status s = pack.name == "fhir" ? RegisterFhirPack(registry, std::make_shared<const FhirStore>(
+                                                                    FhirStore::FromJson(EmptyBundle()).value()))
+                                   : RegisterPacks(registry, {pack.name});
+    if (!s.ok()) {
       std::cerr << "medreact tools: " << s.ToString() << "\n";
       return kExitBadInput;
     }

@@ -23,8 +23,18 @@ std::vector<PackInfo> KnownPacks();
 // Splits "a,b, c" into names; empty items are dropped.
 std::vector<std::string> SplitPackList(const std::string& list);
 
-// Registers the named packs. An unknown name → InvalidArgument listing the known ones.
-Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs);
+// What packs that read data need. Everything is opt-in: a pack that reads a
+// file gets it only from here, i.e. from a path the user gave.
+struct PackContext {
+  std::string fhir_path;  // FHIR bundle or NDJSON for the `fhir` pack. Default: none
+  std::string as_of;      // "YYYY-MM-DD" for the `fhir` pack's "now". Default: latest date in the record
+};
+
+// Registers the named packs. An unknown name → InvalidArgument listing the
+// known ones; `fhir` without a bundle path → InvalidArgument; a bundle that
+// cannot be read → its load error.
+Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
+                     const PackContext& context = {});
 
 }  // namespace medreact
 

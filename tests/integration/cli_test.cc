@@ -117,6 +117,53 @@ TEST(CliTest, TextProtocolThroughTheBinary) {
   EXPECT_NE(second["body"]["messages"].back()["content"].get<std::string>().find("1024"), std::string::npos);
 }
 
+// A three-step investigation of a real Synthea record (Eura Treutel: atrial
+// fibrillation on warfarin) through the fhir pack, the binaries and the wire.
+TEST(CliTest, ChatInvestigatesAFhirRecord) {
+  MockLlmProcess mock(R"({"responses": [
+    {"message": {"content": null, "tool_calls": [{"id": "c1", "name": "get_patient_manifest", "arguments": "{}"}]}},
+    {"message": {"content": null, "tool_calls": [{"id": "c2", "name": "check_medication_status",
+                                                  "arguments": "{\"medication_name\": \"anticoag\"}"}]}},
+    {"message": {"content": null, "tool_calls": [{"id": "c3", "name": "get_recent_labs",
+                                                  "arguments": "{\"category\": \"Renal\", \"lookback_days\": 120}"}]}},
+    {"message": {"content": "On active warfarin; latest creatinine 0.4831 mg/dL."}}
+  ]})");
+  ASSERT_TRUE(mock.ok());
+  TempDir dir;
+  const std::string bundle =
+      std::string(MEDREACT_SOURCE_DIR) + "/tests/fixtures/synthea/Eura_Treutel_8a12e2bb-ecc5-43e9-8de2-bfd019911f7f.json";
+  auto r = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--fhir", bundle, "--trace",
+                       dir.File("t.json"), "Is this patient anticoagulated?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto trace = ParseJson(ReadFileOrEmpty(dir.File("t.json"))).value();
+  ASSERT_EQ(trace["steps"].size(), 4u);
+  auto result = [&](int step) {
+    const Json& tr = trace["steps"][step]["tool_results"][0];
+    EXPECT_EQ(tr["ok"], true) << tr.dump();
+    return ParseJson(tr.value("content", std::string())).value_or(Json::object());
+  };
+  EXPECT_FALSE(result(0)["patient_id"].get<std::string>().empty());
+  Json meds = result(1);
+  EXPECT_EQ(meds["is_currently_active"], true) << meds.dump();
+  EXPECT_NE(meds.dump().find("arfarin"), std::string::npos);
+  Json labs = result(2);
+  ASSERT_FALSE(labs["values"].empty()) << labs.dump();
+  EXPECT_NE(labs.dump().find("0.4831"), std::string::npos) << labs.dump();
+  // The third request carried the medication result back to the model.
+  auto third = ParseJson(mock.request_lines().at(2)).value();
+  EXPECT_EQ(third["body"]["messages"].back()["tool_call_id"], "c2");
+}
+
+TEST(CliTest, BrokenFhirBundleIsBadInput) {
+  TempDir dir;
+  dir.Write("bundle.json", R"({"resourceType": "Bundle", "entry": [)");
+  auto r = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", "http://127.0.0.1:1/v1", "--fhir",
+                       dir.File("bundle.json"), "--trace", dir.File("t.json"), "q"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not JSON"), std::string::npos) << r.err;
+  EXPECT_TRUE(ReadFileOrEmpty(dir.File("t.json")).empty());
+}
+
 TEST(CliTest, ToolsListPrintsSpecs) {
   auto r = RunCommand({MEDREACT_BINARY, "tools", "list"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
