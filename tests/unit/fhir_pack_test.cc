@@ -2,6 +2,7 @@
 // hand-made bundles for the seed's PE example, stopped orders,
 // medicationReference, zero-width text, lookback windows and errors, plus
 // every Synthea bundle in shared/data (skipped when that directory is absent).
+#include "testing/fixtures.h"
 #include "tools/fhir/fhir_pack.h"
 
 #include <atomic>
@@ -23,7 +24,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const char* const kSyntheaDir = MEDREACT_SOURCE_DIR "/tests/fixtures/synthea";
+using testing::kSyntheaDir;
 
 Json Entry(Json resource) {
   const std::string id = resource["id"].get<std::string>();
@@ -371,13 +372,11 @@ std::string SyntheaPath(const std::string& name) { return std::string(kSyntheaDi
 
 TEST_F(FhirPackTest, SyntheaEveryBundleManifestMatchesAPlainCount) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(kSyntheaDir)) FAIL() << "no Synthea data at " << kSyntheaDir;
-  int bundles = 0;
-  for (const fs::directory_entry& file : fs::directory_iterator(kSyntheaDir)) {
-    if (file.path().extension() != ".json") continue;
-    ++bundles;
-    SCOPED_TRACE(file.path().filename().string());
-    std::ifstream in(file.path());
+  const auto paths = testing::SyntheaBundles();
+  ASSERT_EQ(paths.size(), 10u) << "the Synthea fixtures are missing from " << kSyntheaDir;
+  for (const fs::path& path : paths) {
+    SCOPED_TRACE(path.filename().string());
+    std::ifstream in(path);
     const Json bundle = Json::parse(in);
     Json expected = Json::object();
     std::string patient_id;
@@ -399,7 +398,6 @@ TEST_F(FhirPackTest, SyntheaEveryBundleManifestMatchesAPlainCount) {
     Call("check_allergies");
     Call("get_imaging_history");
   }
-  EXPECT_EQ(bundles, 10);
 }
 
 TEST_F(FhirPackTest, SyntheaEuraTreutelValuesLookedUpByHand) {

@@ -1,6 +1,7 @@
 // Tests for FhirStore: date and text helpers, Bundle/NDJSON loading, reference
 // resolution, error messages for malformed files, partial damage, as_of, and
 // every Synthea bundle in shared/data (skipped when that directory is absent).
+#include "testing/fixtures.h"
 #include "tools/fhir/fhir_store.h"
 
 #include <filesystem>
@@ -17,7 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 using std::chrono::sys_days;
 
-const char* const kSyntheaDir = MEDREACT_SOURCE_DIR "/tests/fixtures/synthea";
+using testing::kSyntheaDir;
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/" + name;
@@ -202,20 +203,18 @@ TEST(FhirStoreTest, NdjsonSkipsBadLines) {
 
 TEST(FhirSyntheaStoreTest, EveryBundleLoadsWithCountsMatchingAPlainCount) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(kSyntheaDir)) FAIL() << "no Synthea data at " << kSyntheaDir;
-  int bundles = 0;
-  for (const fs::directory_entry& file : fs::directory_iterator(kSyntheaDir)) {
-    if (file.path().extension() != ".json") continue;
-    ++bundles;
-    SCOPED_TRACE(file.path().filename().string());
-    Result<FhirStore> store = FhirStore::LoadFile(file.path().string());
+  const auto paths = testing::SyntheaBundles();
+  ASSERT_EQ(paths.size(), 10u) << "the Synthea fixtures are missing from " << kSyntheaDir;
+  for (const fs::path& path : paths) {
+    SCOPED_TRACE(path.filename().string());
+    Result<FhirStore> store = FhirStore::LoadFile(path.string());
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     EXPECT_TRUE(store->warnings().empty());
     EXPECT_FALSE(store->patient_id().empty());
     EXPECT_EQ(store->as_of_source(), "latest clinical date in record");
 
     // A plain count of entries by type, independent of the store.
-    std::ifstream in(file.path());
+    std::ifstream in(path);
     const Json bundle = Json::parse(in);
     std::map<std::string, size_t> expected;
     for (const Json& entry : bundle["entry"]) ++expected[entry["resource"]["resourceType"].get<std::string>()];
@@ -230,7 +229,6 @@ TEST(FhirSyntheaStoreTest, EveryBundleLoadsWithCountsMatchingAPlainCount) {
       EXPECT_EQ((*subject)["resourceType"], "Patient");
     }
   }
-  EXPECT_EQ(bundles, 10);
 }
 
 TEST(FhirSyntheaStoreTest, EuraTreutelByHand) {
