@@ -1,0 +1,513 @@
+// The rules planner: explicit, cited clinical rules in place of a model.
+//
+// Every turn is recomputed from the conversation alone: Evaluate() walks the
+// rules that match the findings, asks for each observation it needs (a tool
+// call keyed by name + canonical arguments) and, when every observation is
+// in, concludes. The first observation still missing becomes the next call,
+// so the planner never repeats a call and its order is fixed by the rule
+// order below. Tool results are read as the fhir pack's JSON
+// (tools/fhir/fhir_pack.h); an "Error: ..." observation is noted and the
+// rule concludes without that fact.
+#include "apps/triage/rules_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "apps/triage/triage_policy.h"
+
+namespace medreact {
+namespace {
+
+constexpr int kMaxTurns = 8;          // the final answer comes by this turn
+constexpr int kBatchFromTurn = 5;     // from this turn on, all pending calls go together
+constexpr const char* kIdPrefix = "rules_";
+
+// Citations, general (guideline and year), shown in final_fields.sources.
+constexpr const char* kSourceVte =
+    "ACCP/CHEST Antithrombotic Therapy for VTE Disease guideline (2016; 2021 update): VTE despite therapeutic "
+    "anticoagulation is treatment failure";
+constexpr const char* kSourceInr =
+    "ACCP/CHEST evidence-based guidelines on oral anticoagulant therapy (9th ed., 2012): warfarin target INR 2.0-3.0";
+constexpr const char* kSourceStroke =
+    "AHA/ASA Guideline for the Prevention of Stroke in Patients With Stroke and TIA (2021): ischemic events on "
+    "antithrombotic therapy";
+constexpr const char* kSourceRate =
+    "ESC Guidelines for the management of atrial fibrillation (2020; 2024): beta-blocker rate control, resting "
+    "heart rate > 100/min is tachycardia";
+constexpr const char* kSourceBleed =
+    "AHA/ASA Guideline for the Management of Spontaneous Intracerebral Hemorrhage (2022) and ACC Expert Consensus "
+    "Decision Pathway on Bleeding in Patients on Oral Anticoagulants (2020): antithrombotic reversal";
+constexpr const char* kSourceContrast =
+    "ACR Manual on Contrast Media and ACR-NKF consensus on IV iodinated contrast in kidney disease (2020): check "
+    "eGFR before contrast";
+
+struct Observation {
+  bool ok = false;
+  Json value;         // parsed JSON when ok
+  std::string error;  // when !ok
+};
+
+struct Conversation {
+  std::string findings;
+  std::map<std::string, Observation> known;  // call key → observation
+  int turns = 0;                             // planner turns so far
+  int calls = 0;                             // planner calls so far (for ids)
+};
+
+std::string CallKey(const std::string& name, const std::string& arguments) {
+  Result<Json> args = ParseJson(arguments.empty() ? "{}" : arguments);
+  return name + "|" + (args.ok() ? CanonicalJson(*args) : arguments);
+}
+
+bool IsPlannerCall(const ToolCall& call) { return call.id.rfind(kIdPrefix, 0) == 0; }
+
+Conversation ReadConversation(const std::vector<Message>& messages) {
+  Conversation conv;
+  std::map<std::string, std::string> key_of_id;
+  std::string last_user;
+  bool findings_fixed = false;
+  for (const Message& m : messages) {
+    if (m.role == Role::kUser) {
+      if (!findings_fixed) last_user = m.content;
+    } else if (m.role == Role::kAssistant && m.has_tool_calls()) {
+      bool ours = false;
+      for (const ToolCall& call : m.tool_calls) {
+        key_of_id[call.id] = CallKey(call.name, call.arguments);
+        if (IsPlannerCall(call)) {
+          ours = true;
+          ++conv.calls;
+        }
+      }
+      if (ours) {
+        ++conv.turns;
+        findings_fixed = true;  // the task is the user message before our first call
+      }
+    } else if (m.role == Role::kTool) {
+      auto it = key_of_id.find(m.tool_call_id);
+      if (it == key_of_id.end()) continue;
+      Observation obs;
+      if (m.content.rfind("Error:", 0) == 0) {
+        obs.error = m.content.substr(6);
+        if (!obs.error.empty() && obs.error.front() == ' ') obs.error.erase(0, 1);
+      } else if (Result<Json> parsed = ParseJson(m.content); parsed.ok()) {
+        obs.ok = true;
+        obs.value = std::move(parsed).value();
+      } else {
+        obs.error = "unparseable result: " + Preview(m.content);
+      }
+      conv.known[it->second] = std::move(obs);
+    }
+  }
+  conv.findings = last_user;
+  return conv;
+}
+
+std::string FormatNumber(const Json& value) {
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  if (value.is_number()) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%g", value.get<double>());
+    return buffer;
+  }
+  if (value.is_string()) return value.get<std::string>();
+  return DumpJson(value);
+}
+
+std::string Lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A medication class check, as read from check_medication_status.
+struct MedicationFact {
+  bool checked = false;  // a result (ok) is in
+  bool active = false;   // is_currently_active
+  std::string drug;      // first active order's name
+  std::string note;      // stopped orders, or the error
+};
+
+MedicationFact ReadMedication(const Observation* obs, const std::string& drug_class) {
+  MedicationFact fact;
+  if (!obs) return fact;
+  if (!obs->ok) {
+    fact.note = "check_medication_status(" + drug_class + ") failed: " + obs->error;
+    return fact;
+  }
+  fact.checked = true;
+  fact.active = obs->value.value("is_currently_active", false) == true;
+  std::vector<std::string> inactive;
+  if (auto it = obs->value.find("medications"); it != obs->value.end() && it->is_array()) {
+    for (const Json& med : *it) {
+      const std::string status = med.value("status", Json()).is_string() ? med["status"].get<std::string>() : "";
+      const std::string name = med.value("name", Json()).is_string() ? med["name"].get<std::string>() : "?";
+      if (status == "active") {
+        if (fact.drug.empty()) fact.drug = name;
+      } else {
+        inactive.push_back(name + " (" + (status.empty() ? "no status" : status) + ")");
+      }
+    }
+  }
+  if (fact.active && fact.drug.empty()) fact.drug = drug_class;
+  if (!inactive.empty()) {
+    std::string list;
+    for (const std::string& item : inactive) list += (list.empty() ? "" : ", ") + item;
+    fact.note = "Not current " + drug_class + " therapy: " + list;
+  }
+  return fact;
+}
+
+// The newest lab whose name contains one of `needles` (lower case), from
+// values or latest_outside_window.
+const Json* FindLab(const Observation* obs, std::initializer_list<const char*> needles) {
+  if (!obs || !obs->ok) return nullptr;
+  auto matches = [&](const Json& lab) {
+    if (!lab.is_object() || !lab.contains("name") || !lab["name"].is_string()) return false;
+    const std::string name = Lowered(lab["name"].get<std::string>());
+    return std::any_of(needles.begin(), needles.end(),
+                       [&](const char* n) { return name.find(n) != std::string::npos; });
+  };
+  if (auto it = obs->value.find("values"); it != obs->value.end() && it->is_array()) {
+    for (const Json& lab : *it) {
+      if (matches(lab)) return &lab;
+    }
+  }
+  if (auto it = obs->value.find("latest_outside_window"); it != obs->value.end() && matches(*it)) return &*it;
+  return nullptr;
+}
+
+std::string LabText(const Json& lab) {
+  std::string text = lab.value("name", std::string("lab")) + " " + FormatNumber(lab.value("value", Json()));
+  // UCUM annotations such as "{INR}" or "{ratio}" are not units a reader needs.
+  if (lab.contains("unit") && lab["unit"].is_string() && !lab["unit"].get<std::string>().empty() &&
+      lab["unit"].get<std::string>().front() != '{') {
+    text += " " + lab["unit"].get<std::string>();
+  }
+  if (lab.contains("date") && lab["date"].is_string()) text += " on " + lab["date"].get<std::string>();
+  if (lab.contains("flag") && lab["flag"].is_string() && lab["flag"] != "unknown") {
+    text += " (" + lab["flag"].get<std::string>() + ")";
+  }
+  return text;
+}
+
+// The terms that trigger each rule, in the order used to name the finding.
+const std::vector<std::pair<std::string, std::string>> kVteTerms = {
+    {"pulmonary embol", "Pulmonary embolism"}, {"saddle embol", "Pulmonary embolism"},
+    {"pe", "Pulmonary embolism"},              {"ctpa positive", "Pulmonary embolism"},
+    {"deep vein thrombosis", "DVT"},           {"deep venous thrombosis", "DVT"},
+    {"dvt", "DVT"},                            {"thrombus", "Thrombus"},
+    {"thrombi", "Thrombus"},                   {"thrombos", "Thrombosis"},
+    {"thromboemb", "Thromboembolism"},         {"thrombotic", "Thrombus"},
+    {"embol", "Embolism"},                     {"clot", "Thrombus"},
+    {"filling defect", "Filling defect"}};
+const std::vector<std::pair<std::string, std::string>> kStrokeTerms = {
+    {"ischemic stroke", "Ischemic stroke"},       {"ischaemic stroke", "Ischaemic stroke"},
+    {"stroke", "Stroke"},                          {"transient ischemic attack", "TIA"},
+    {"transient ischaemic attack", "TIA"},         {"tia", "TIA"},
+    {"cerebrovascular accident", "Stroke"},        {"cva", "Stroke"},
+    {"cerebral infarct", "Cerebral infarct"},      {"cerebellar infarct", "Cerebellar infarct"},
+    {"lacunar infarct", "Lacunar infarct"},        {"brain infarct", "Cerebral infarct"},
+    {"territory infarct", "Cerebral infarct"},     {"large vessel occlusion", "Large vessel occlusion"},
+    {"lvo", "Large vessel occlusion"}};
+// "infarct" alone counts as cerebral only with one of these in the text.
+const std::vector<std::string> kBrainContext = {"brain", "cerebr", "cerebell", "intracranial", "mca", "aca",
+                                                "pca", "basal ganglia", "cortical", "lacunar", "head ct"};
+const std::vector<std::pair<std::string, std::string>> kCardiacTerms = {
+    {"cardiomegaly", "Cardiomegaly"}, {"pericardial effusion", "Pericardial effusion"},
+    {"myocardi", "Myocardial finding"}, {"cardiac", "Cardiac finding"}, {"coronary", "Coronary finding"},
+    {"heart failure", "Heart failure"}, {"ventricular", "Ventricular finding"}};
+const std::vector<std::string> kTachycardiaTerms = {"tachycard", "rapid ventricular response", "tachyarrhythmia"};
+const std::vector<std::string> kIschemiaTerms = {"myocardial ischemi", "myocardial ischaemi", "ischemi",
+                                                 "ischaemi", "myocardial infarct"};
+const std::vector<std::pair<std::string, std::string>> kBleedTerms = {
+    {"intracranial hemorrhage", "Intracranial hemorrhage"}, {"intracranial haemorrhage", "Intracranial haemorrhage"},
+    {"subarachnoid hemorrhage", "Subarachnoid hemorrhage"}, {"subdural hematoma", "Subdural hematoma"},
+    {"hemorrhag", "Hemorrhage"},                            {"haemorrhag", "Haemorrhage"},
+    {"hematoma", "Hematoma"},                               {"haematoma", "Haematoma"},
+    {"hemothorax", "Hemothorax"},                           {"hemoperitoneum", "Hemoperitoneum"},
+    {"bleed", "Bleeding"}};
+const std::vector<std::string> kContrastTerms = {"contrast", "cta", "ctpa", "angiogram", "angiograph",
+                                                 "ct angio", "contrast-enhanced"};
+
+// The label of the first affirmed term, or "".
+std::string FirstLabel(std::string_view text, const std::vector<std::pair<std::string, std::string>>& terms) {
+  for (const auto& [term, label] : terms) {
+    if (MentionsAffirmed(text, term)) return label;
+  }
+  return "";
+}
+
+struct Decision {
+  std::vector<std::pair<std::string, Json>> pending;  // calls still needed, in order
+  std::vector<std::string> matched;                   // rule ids
+  std::string deciding_rule;                          // first rule that raised urgency
+  std::vector<std::string> critical;
+  std::vector<std::string> sentences;
+  std::vector<std::string> sources;
+  bool increase = false;
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(const Conversation& conv) : conv_(conv) {}
+
+  Decision Run() {
+    const std::string& text = conv_.findings;
+    if (std::string f = FirstLabel(text, kVteTerms); !f.empty()) Vte(f);
+    std::string stroke = FirstLabel(text, kStrokeTerms);
+    if (stroke.empty() && MentionsAffirmed(text, "infarct") && !FirstAffirmed(text, kBrainContext).empty()) {
+      stroke = "Cerebral infarct";
+    }
+    if (!stroke.empty()) Stroke(stroke);
+    if (std::string f = FirstLabel(text, kCardiacTerms); !f.empty()) Cardiac(f);
+    if (std::string f = FirstLabel(text, kBleedTerms); !f.empty()) Bleed(f);
+    if (!FirstAffirmed(text, kContrastTerms).empty()) Contrast();
+    if (d_.matched.empty() && !d_.sentences.empty()) {
+      d_.sentences.push_back("No escalation rule applies; no risk adjustment.");
+    } else if (d_.matched.empty()) {
+      d_.sentences.push_back("No planner rule applies to these findings (no thrombosis, stroke, tachycardic "
+                             "cardiac, bleeding or contrast-study finding); no risk adjustment.");
+    }
+    return std::move(d_);
+  }
+
+ private:
+  // The observation for a call, or null after queueing the call as pending.
+  const Observation* Need(const std::string& name, Json args = Json::object()) {
+    const std::string key = name + "|" + CanonicalJson(args);
+    if (auto it = conv_.known.find(key); it != conv_.known.end()) return &it->second;
+    const bool queued = std::any_of(d_.pending.begin(), d_.pending.end(), [&](const auto& p) {
+      return p.first + "|" + CanonicalJson(p.second) == key;
+    });
+    if (!queued) d_.pending.emplace_back(name, std::move(args));
+    return nullptr;
+  }
+
+  MedicationFact Medication(const std::string& drug_class) {
+    MedicationFact fact = ReadMedication(Need("check_medication_status", {{"medication_name", drug_class}}),
+                                         drug_class);
+    if (!fact.note.empty()) d_.sentences.push_back(fact.note + ".");
+    return fact;
+  }
+
+  void NoteLabError(const Observation* obs, const std::string& category) {
+    if (obs && !obs->ok) d_.sentences.push_back("get_recent_labs(" + category + ") failed: " + obs->error + ".");
+  }
+
+  void Raise(const std::string& rule, std::initializer_list<std::string> findings, const char* source) {
+    d_.increase = true;
+    if (d_.deciding_rule.empty()) d_.deciding_rule = rule;
+    for (const std::string& f : findings) {
+      if (std::find(d_.critical.begin(), d_.critical.end(), f) == d_.critical.end()) d_.critical.push_back(f);
+    }
+    AddSource(source);
+  }
+
+  void AddSource(const char* source) {
+    if (std::find(d_.sources.begin(), d_.sources.end(), source) == d_.sources.end()) d_.sources.push_back(source);
+  }
+
+  // Rule 1 (ACCP/CHEST VTE guideline): a new or extending clot on an active
+  // anticoagulant is anticoagulation failure; with warfarin the INR tells
+  // true failure (therapeutic 2.0-3.0) from under-anticoagulation.
+  void Vte(const std::string& finding) {
+    d_.matched.push_back("vte_anticoagulation");
+    AddSource(kSourceVte);
+    const Observation* manifest = Need("get_patient_manifest");
+    if (manifest && !manifest->ok) d_.sentences.push_back("get_patient_manifest failed: " + manifest->error + ".");
+    MedicationFact anticoag = Medication("anticoag");
+    const Observation* coag = Need("get_recent_labs", {{"category", "Coag"}});
+    NoteLabError(coag, "Coag");
+    std::string inr_text;
+    if (const Json* inr = FindLab(coag, {"inr", "international normalized ratio"})) {
+      inr_text = LabText(*inr);
+      if ((*inr)["value"].is_number()) {
+        const double v = (*inr)["value"].get<double>();
+        const char* range = v < 2.0 ? "subtherapeutic" : v <= 3.0 ? "therapeutic" : "supratherapeutic";
+        inr_text += ", " + std::string(range) + " for warfarin (target 2.0-3.0)";
+        AddSource(kSourceInr);
+      }
+    }
+    if (anticoag.active) {
+      Raise("vte_anticoagulation", {"Anticoagulation failure", finding + " on active " + anticoag.drug}, kSourceVte);
+      d_.sentences.push_back(finding + " despite active anticoagulation (" + anticoag.drug + ")" +
+                             (inr_text.empty() ? "; no INR on record" : "; " + inr_text) +
+                             ": anticoagulation failure, escalate.");
+    } else if (anticoag.checked) {
+      d_.sentences.push_back(finding + " with no active anticoagulant: no treatment failure" +
+                             (inr_text.empty() ? "." : " (" + inr_text + ")."));
+    }
+  }
+
+  // Rule 2 (AHA/ASA 2021 secondary stroke prevention): an ischemic event on
+  // active antiplatelet or anticoagulant therapy is a treatment failure.
+  void Stroke(const std::string& finding) {
+    d_.matched.push_back("stroke_antithrombotic");
+    AddSource(kSourceStroke);
+    MedicationFact antiplatelet = Medication("antiplatelet");
+    MedicationFact anticoag = Medication("anticoag");
+    if (antiplatelet.active) {
+      Raise("stroke_antithrombotic", {"Antiplatelet failure", finding + " on active " + antiplatelet.drug},
+            kSourceStroke);
+      d_.sentences.push_back(finding + " despite active antiplatelet therapy (" + antiplatelet.drug +
+                             "): antiplatelet failure.");
+    }
+    if (anticoag.active) {
+      Raise("stroke_antithrombotic", {"Anticoagulation failure", finding + " on active " + anticoag.drug},
+            kSourceStroke);
+      d_.sentences.push_back(finding + " despite active anticoagulation (" + anticoag.drug +
+                             "): anticoagulation failure.");
+    }
+    if (!antiplatelet.active && !anticoag.active && antiplatelet.checked && anticoag.checked) {
+      d_.sentences.push_back(finding + " with no active antiplatelet or anticoagulant: no treatment failure.");
+    }
+  }
+
+  // Rule 3 (ESC AF guidelines 2020/2024): tachycardia (> 100/min) despite an
+  // active beta-blocker is rate-control failure; troponin is reported.
+  void Cardiac(const std::string& finding) {
+    const std::string& text = conv_.findings;
+    bool tachycardia = !FirstAffirmed(text, kTachycardiaTerms).empty();
+    const bool ischemia = !FirstAffirmed(text, kIschemiaTerms).empty();
+    std::string rate_text = tachycardia ? "tachycardia reported in the findings" : "";
+    if (!tachycardia) {
+      const Observation* vitals = Need("get_vital_signs");
+      if (vitals && !vitals->ok) d_.sentences.push_back("get_vital_signs failed: " + vitals->error + ".");
+      if (vitals && vitals->ok) {
+        const Json hr = vitals->value.value("vitals", Json::object()).value("heart_rate", Json());
+        if (hr.is_object() && hr.contains("value") && hr["value"].is_number()) {
+          const double rate = hr["value"].get<double>();
+          rate_text = "heart rate " + FormatNumber(hr["value"]) + "/min on " + hr.value("date", std::string("?"));
+          tachycardia = rate > 100;
+        } else {
+          rate_text = "no heart rate in the vitals window";
+        }
+      }
+      if (!vitals) return;  // the rest depends on the heart rate
+    }
+    if (!tachycardia && !ischemia) {
+      d_.sentences.push_back(finding + " without tachycardia or ischemia (" + rate_text +
+                             "): rate-control rule not applicable.");
+      return;
+    }
+    d_.matched.push_back("cardiac_rate_control");
+    AddSource(kSourceRate);
+    MedicationFact beta = Medication("beta");
+    const Observation* cardiac = Need("get_recent_labs", {{"category", "Cardiac"}});
+    NoteLabError(cardiac, "Cardiac");
+    std::string troponin;
+    if (const Json* lab = FindLab(cardiac, {"troponin"})) troponin = "; " + LabText(*lab);
+    if (beta.active && tachycardia) {
+      Raise("cardiac_rate_control", {"Rate control failure", "Tachycardia on active " + beta.drug}, kSourceRate);
+      d_.sentences.push_back(finding + " with " + rate_text + " despite active beta-blocker (" + beta.drug + ")" +
+                             troponin + ": rate control failure.");
+    } else if (beta.checked) {
+      d_.sentences.push_back(finding + " (" + rate_text + (ischemia ? ", ischemia mentioned" : "") + ")" +
+                             (beta.active ? " on " + beta.drug + " without tachycardia" : " with no active beta-blocker") +
+                             troponin + ": no rate-control failure.");
+    }
+  }
+
+  // Rule 4 (AHA/ASA 2022 ICH guideline; ACC 2020 bleeding pathway): bleeding
+  // on an active anticoagulant or antiplatelet needs urgent reversal review.
+  void Bleed(const std::string& finding) {
+    d_.matched.push_back("bleed_antithrombotic");
+    AddSource(kSourceBleed);
+    MedicationFact anticoag = Medication("anticoag");
+    MedicationFact antiplatelet = Medication("antiplatelet");
+    std::vector<std::string> drugs;
+    if (anticoag.active) drugs.push_back(anticoag.drug);
+    if (antiplatelet.active) drugs.push_back(antiplatelet.drug);
+    if (!drugs.empty()) {
+      std::string list;
+      for (const std::string& d : drugs) list += (list.empty() ? "" : " and ") + d;
+      Raise("bleed_antithrombotic", {"Hemorrhage on anticoagulant/antiplatelet therapy", finding + " on active " + list},
+            kSourceBleed);
+      d_.sentences.push_back(finding + " on active " + list + ": consider urgent reversal.");
+    } else if (anticoag.checked && antiplatelet.checked) {
+      d_.sentences.push_back(finding + " with no active anticoagulant or antiplatelet.");
+    }
+  }
+
+  // Rule 5 (ACR contrast manual; ACR-NKF 2020): report renal function for a
+  // contrast study; no adjustment by itself.
+  void Contrast() {
+    d_.matched.push_back("contrast_renal");
+    AddSource(kSourceContrast);
+    const Observation* renal = Need("get_recent_labs", {{"category", "Renal"}});
+    NoteLabError(renal, "Renal");
+    if (!renal || !renal->ok) return;
+    std::string parts;
+    if (const Json* cr = FindLab(renal, {"creatinine"})) parts = LabText(*cr);
+    if (const Json* gfr = FindLab(renal, {"egfr", "glomerular filtration"})) {
+      parts += (parts.empty() ? "" : "; ") + LabText(*gfr);
+    }
+    d_.sentences.push_back("Contrast study: " + (parts.empty() ? "no creatinine or eGFR on record" : parts) +
+                           " (renal function for contrast safety; no adjustment by itself).");
+  }
+
+  const Conversation& conv_;
+  Decision d_;
+};
+
+class RulesPlanner : public ChatModel {
+ public:
+  Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext&) override {
+    const Conversation conv = ReadConversation(request.messages);
+    Decision decision = Evaluator(conv).Run();
+    ModelResponse response;
+    response.model = name();
+    const int turn = conv.turns + 1;
+    if (!decision.pending.empty() && turn < kMaxTurns && !request.tools.empty()) {
+      std::vector<ToolCall> calls;
+      const size_t count = turn >= kBatchFromTurn ? decision.pending.size() : 1;
+      for (size_t i = 0; i < count; ++i) {
+        const auto& [tool, args] = decision.pending[i];
+        calls.push_back({kIdPrefix + std::to_string(conv.calls + static_cast<int>(i) + 1), tool, DumpJson(args)});
+      }
+      response.message = Message::Assistant("", std::move(calls));
+      response.finish_reason = "tool_calls";
+      return response;
+    }
+    Final(conv, decision, response);
+    return response;
+  }
+
+  std::string name() const override { return "rules-planner"; }
+  std::string protocol() const override { return "rules"; }
+
+ private:
+  static void Final(const Conversation& conv, const Decision& decision, ModelResponse& response) {
+    const std::string adjustment = decision.increase ? "INCREASE" : "NONE";
+    std::string text;
+    for (const std::string& s : decision.sentences) text += (text.empty() ? "" : " ") + s;
+    if (!decision.pending.empty()) {
+      std::string missing;
+      for (const auto& [tool, args] : decision.pending) {
+        missing += (missing.empty() ? "" : ", ") + tool + DumpJson(args);
+      }
+      text += " Not checked (tools unavailable or turn limit): " + missing + ".";
+    }
+    if (conv.findings.empty()) text = "No imaging findings were given. " + text;
+    text += " Risk adjustment: " + adjustment + ".";
+    Json critical = Json::array();
+    for (const std::string& c : decision.critical) critical.push_back(c);
+    std::string rule = decision.deciding_rule;
+    if (rule.empty()) rule = decision.matched.empty() ? "no_rule" : decision.matched.front();
+    response.final_fields = {{"risk_adjustment", adjustment},
+                             {"critical_findings", critical},
+                             {"rule", rule},
+                             {"rules_matched", decision.matched},
+                             {"sources", decision.sources}};
+    response.message = Message::Assistant(text);
+    response.finish_reason = "stop";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ChatModel> MakeTriageRulesPlanner() { return std::make_unique<RulesPlanner>(); }
+
+}  // namespace medreact

@@ -1,0 +1,69 @@
+// Triage policy: the pure, model-free parts of Sentinel-X triage (seed 001).
+//
+//   std::string why;
+//   int base = BasePriorityFromFindings(findings, &why);      // 1..3 by keyword
+//   int final = ApplyRiskAdjustment(base, "INCREASE");         // 1 CRITICAL .. 3 ROUTINE
+//   Json out = BuildTriageResult(patient_id, findings, base, why, &run_result);
+//
+// Priorities follow the seed: 1 CRITICAL, 2 HIGH RISK, 3 ROUTINE. A lower
+// number is more urgent, so INCREASE (more urgent) subtracts one and DECREASE
+// adds one, clamped to 1..3. Keyword matching is case-insensitive, anchored at
+// word starts (stems such as "embol" match "embolism" and "emboli") and skips
+// negated mentions ("no pulmonary embolism", "negative for DVT", "PE ruled
+// out"). Every function here is pure and thread-safe.
+#ifndef MEDREACT_APPS_TRIAGE_TRIAGE_POLICY_H_
+#define MEDREACT_APPS_TRIAGE_TRIAGE_POLICY_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "medreact/agent.h"
+#include "medreact/json.h"
+
+namespace medreact {
+
+inline constexpr int kPriorityCritical = 1;
+inline constexpr int kPriorityHighRisk = 2;
+inline constexpr int kPriorityRoutine = 3;
+
+// True when `term` (lower case; a word stem unless it ends in a space or is a
+// short abbreviation given as a whole word, see below) occurs in `text` at a
+// word start in a mention that is not negated. Terms of three letters or
+// fewer ("pe", "dvt", "tia", "cta") must match a whole word. A mention is
+// negated when its clause (sentence, or the part after "but"/"however")
+// holds "no", "not", "without", "negative for", "absence of", "free of" or
+// "ruled out" before it, or "ruled out"/"excluded"/"not seen"/"absent" after
+// it; "non-contrast" negates "contrast".
+bool MentionsAffirmed(std::string_view text, std::string_view term);
+
+// The first of `terms` (in list order) that MentionsAffirmed, or "" when none.
+std::string FirstAffirmed(std::string_view text, const std::vector<std::string>& terms);
+
+// Base priority from the findings text by explicit keyword rules: 1 for
+// immediately life-threatening findings, 2 for urgent ones, 3 otherwise.
+// `why` (may be null) receives a one-line rationale naming the keyword.
+int BasePriorityFromFindings(std::string_view findings, std::string* why);
+
+// INCREASE -1, DECREASE +1, anything else 0 (case-insensitive), clamped to
+// 1..3. A base outside 1..3 is clamped first.
+int ApplyRiskAdjustment(int base, std::string_view adjustment);
+
+// "CRITICAL", "HIGH RISK", "ROUTINE"; "UNKNOWN" outside 1..3.
+std::string PriorityName(int priority);
+
+// The triage result contract: {patient_id, priority_level, base_priority,
+// rationale, visual_findings, findings_summary, agent_reasoning{iterations,
+// tools_used, critical_findings, risk_adjustment, final_assessment, errors}}.
+// `run` null means the agent was skipped (--no-agent): priority_level is the
+// base, agent_reasoning has iterations 0, empty lists and null
+// risk_adjustment/final_assessment/errors. With a run, risk_adjustment comes
+// from run->final_fields["risk_adjustment"] ("NONE" when absent or invalid),
+// tools_used lists every call in order, and errors lists the run's error,
+// model failures, unusable replies and failed tool calls, or is null.
+Json BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
+                       std::string_view base_rationale, const RunResult* run);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_TRIAGE_TRIAGE_POLICY_H_
