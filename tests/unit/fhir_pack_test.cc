@@ -2,6 +2,7 @@
 // hand-made bundles for the seed's PE example, stopped orders,
 // medicationReference, zero-width text, lookback windows and errors, plus
 // every Synthea bundle in shared/data (skipped when that directory is absent).
+#include "testing/fhir_builders.h"
 #include "testing/fixtures.h"
 #include "tools/fhir/fhir_pack.h"
 
@@ -26,34 +27,9 @@ using ::testing::HasSubstr;
 
 using testing::kSyntheaDir;
 
-Json Entry(Json resource) {
-  const std::string id = resource["id"].get<std::string>();
-  return {{"fullUrl", "urn:uuid:" + id}, {"resource", std::move(resource)}};
-}
-
-Json Observation(const std::string& id, const std::string& loinc, const std::string& display, double value,
-                 const std::string& unit, const std::string& date) {
-  return {{"resourceType", "Observation"},
-          {"id", id},
-          {"status", "final"},
-          {"code",
-           {{"coding", Json::array({{{"system", "http://loinc.org"}, {"code", loinc}, {"display", display}}})},
-            {"text", display}}},
-          {"subject", {{"reference", "urn:uuid:pat"}}},
-          {"effectiveDateTime", date},
-          {"valueQuantity", {{"value", value}, {"unit", unit}}}};
-}
-
-Json MedicationRequest(const std::string& id, const std::string& text, const std::string& status,
-                       const std::string& authored) {
-  return {{"resourceType", "MedicationRequest"},
-          {"id", id},
-          {"status", status},
-          {"intent", "order"},
-          {"medicationCodeableConcept", {{"text", text}}},
-          {"subject", {{"reference", "urn:uuid:pat"}}},
-          {"authoredOn", authored}};
-}
+using testing::Entry;
+using testing::MedicationRequest;
+using testing::Observation;
 
 // The seed's PE example: warfarin active, INR 2.3 (therapeutic range 2-3),
 // plus a stopped aspirin, Medication resources referenced both ways, a

@@ -11,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/fhir_builders.h"
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
@@ -127,32 +128,7 @@ TEST(TriagePolicyTest, ResultHasExactlyTheContractKeys) {
 
 // --- rules planner through the agent ------------------------------------------
 
-Json Entry(Json resource) {
-  const std::string id = resource["id"].get<std::string>();
-  return {{"fullUrl", "urn:uuid:" + id}, {"resource", std::move(resource)}};
-}
-
-Json Lab(const std::string& id, const std::string& loinc, const std::string& display, double value,
-         const std::string& unit, const std::string& date) {
-  return {{"resourceType", "Observation"},
-          {"id", id},
-          {"status", "final"},
-          {"code", {{"coding", Json::array({{{"system", "http://loinc.org"}, {"code", loinc}, {"display", display}}})},
-                    {"text", display}}},
-          {"subject", {{"reference", "urn:uuid:pat"}}},
-          {"effectiveDateTime", date},
-          {"valueQuantity", {{"value", value}, {"unit", unit}}}};
-}
-
-Json Order(const std::string& id, const std::string& text, const std::string& status) {
-  return {{"resourceType", "MedicationRequest"},
-          {"id", id},
-          {"status", status},
-          {"intent", "order"},
-          {"medicationCodeableConcept", {{"text", text}}},
-          {"subject", {{"reference", "urn:uuid:pat"}}},
-          {"authoredOn", "2025-01-15"}};
-}
+using testing::Entry;
 
 Json Bundle(std::vector<Json> resources) {
   Json bundle = {{"resourceType", "Bundle"}, {"type", "collection"}, {"entry", Json::array()}};
@@ -198,9 +174,9 @@ TEST(TriageRulesPlannerTest, NameAndProtocol) {
 }
 
 TEST(TriageRulesPlannerTest, PeOnActiveWarfarinWithTherapeuticInrIsAnticoagulationFailure) {
-  Json inr = Lab("inr", "6301-6", "INR", 2.3, "{INR}", "2025-06-10");
+  Json inr = testing::Observation("inr", "6301-6", "INR", 2.3, "{INR}", "2025-06-10");
   const std::string findings = "Filling defect in right pulmonary artery consistent with acute pulmonary embolism";
-  Outcome o = Drive(Bundle({Order("w", "Warfarin 5mg", "active"), inr}), findings);
+  Outcome o = Drive(Bundle({testing::MedicationRequest("w", "Warfarin 5mg", "active"), inr}), findings);
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("get_patient_manifest", "check_medication_status anticoag", "get_recent_labs Coag"));
   EXPECT_EQ(o.run.final_fields["risk_adjustment"], "INCREASE");
@@ -221,7 +197,7 @@ TEST(TriageRulesPlannerTest, PeOnActiveWarfarinWithTherapeuticInrIsAnticoagulati
 }
 
 TEST(TriageRulesPlannerTest, PeWithoutAnticoagulantIsNone) {
-  Outcome o = Drive(Bundle({Order("m", "Metformin 500 MG", "active")}), "Acute PE in the left lower lobe.");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("m", "Metformin 500 MG", "active")}), "Acute PE in the left lower lobe.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("get_patient_manifest", "check_medication_status anticoag", "get_recent_labs Coag"));
   EXPECT_EQ(o.run.final_fields["risk_adjustment"], "NONE");
@@ -229,7 +205,7 @@ TEST(TriageRulesPlannerTest, PeWithoutAnticoagulantIsNone) {
 }
 
 TEST(TriageRulesPlannerTest, StrokeOnActiveAspirinIsAntiplateletFailure) {
-  Outcome o = Drive(Bundle({Order("a", "Aspirin 81 MG Oral Tablet", "active")}),
+  Outcome o = Drive(Bundle({testing::MedicationRequest("a", "Aspirin 81 MG Oral Tablet", "active")}),
                     "Acute ischemic stroke in the left MCA territory.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("check_medication_status antiplatelet", "check_medication_status anticoag"));
@@ -239,7 +215,7 @@ TEST(TriageRulesPlannerTest, StrokeOnActiveAspirinIsAntiplateletFailure) {
 }
 
 TEST(TriageRulesPlannerTest, StrokeWithAspirinStoppedIsNone) {
-  Outcome o = Drive(Bundle({Order("a", "Aspirin 81 MG Oral Tablet", "stopped")}),
+  Outcome o = Drive(Bundle({testing::MedicationRequest("a", "Aspirin 81 MG Oral Tablet", "stopped")}),
                     "Acute ischemic stroke in the left MCA territory.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("check_medication_status antiplatelet", "check_medication_status anticoag"));
@@ -248,9 +224,9 @@ TEST(TriageRulesPlannerTest, StrokeWithAspirinStoppedIsNone) {
 }
 
 TEST(TriageRulesPlannerTest, TachycardicCardiacFindingOnMetoprololIsRateControlFailure) {
-  Json hr = Lab("hr", "8867-4", "Heart rate", 124, "/min", "2025-06-12");
-  Json trop = Lab("tn", "6598-7", "Troponin T", 0.08, "ng/mL", "2025-06-12");
-  Outcome o = Drive(Bundle({Order("b", "Metoprolol succinate 50 MG", "active"), hr, trop}),
+  Json hr = testing::Observation("hr", "8867-4", "Heart rate", 124, "/min", "2025-06-12");
+  Json trop = testing::Observation("tn", "6598-7", "Troponin T", 0.08, "ng/mL", "2025-06-12");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("b", "Metoprolol succinate 50 MG", "active"), hr, trop}),
                     "Cardiomegaly with small pericardial effusion.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("get_vital_signs", "check_medication_status beta", "get_recent_labs Cardiac"));
@@ -260,15 +236,15 @@ TEST(TriageRulesPlannerTest, TachycardicCardiacFindingOnMetoprololIsRateControlF
 }
 
 TEST(TriageRulesPlannerTest, CardiacFindingWithNormalRateIsNone) {
-  Json hr = Lab("hr", "8867-4", "Heart rate", 72, "/min", "2025-06-12");
-  Outcome o = Drive(Bundle({Order("b", "Metoprolol succinate 50 MG", "active"), hr}), "Mild cardiomegaly.");
+  Json hr = testing::Observation("hr", "8867-4", "Heart rate", 72, "/min", "2025-06-12");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("b", "Metoprolol succinate 50 MG", "active"), hr}), "Mild cardiomegaly.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("get_vital_signs"));
   EXPECT_EQ(o.run.final_fields["risk_adjustment"], "NONE");
 }
 
 TEST(TriageRulesPlannerTest, BleedOnApixabanIsIncrease) {
-  Outcome o = Drive(Bundle({Order("x", "apixaban 5 MG Oral Tablet", "active")}),
+  Outcome o = Drive(Bundle({testing::MedicationRequest("x", "apixaban 5 MG Oral Tablet", "active")}),
                     "Acute subdural hematoma over the left convexity.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("check_medication_status anticoag", "check_medication_status antiplatelet"));
@@ -278,8 +254,8 @@ TEST(TriageRulesPlannerTest, BleedOnApixabanIsIncrease) {
 
 TEST(TriageRulesPlannerTest, NegatedPeIsNoneAndRoutine) {
   const std::string findings = "CTA chest: no pulmonary embolism. Lungs are clear.";
-  Json cr = Lab("cr", "2160-0", "Creatinine", 1.1, "mg/dL", "2025-06-01");
-  Outcome o = Drive(Bundle({Order("w", "Warfarin 5mg", "active"), cr}), findings);
+  Json cr = testing::Observation("cr", "2160-0", "Creatinine", 1.1, "mg/dL", "2025-06-01");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("w", "Warfarin 5mg", "active"), cr}), findings);
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_THAT(o.calls, ElementsAre("get_recent_labs Renal"));  // the contrast rule only
   EXPECT_EQ(o.run.final_fields["risk_adjustment"], "NONE");
@@ -289,7 +265,7 @@ TEST(TriageRulesPlannerTest, NegatedPeIsNoneAndRoutine) {
 }
 
 TEST(TriageRulesPlannerTest, RoutineFindingIsNoneWithoutToolCalls) {
-  Outcome o = Drive(Bundle({Order("w", "Warfarin 5mg", "active")}), "Mild degenerative changes of the spine.");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("w", "Warfarin 5mg", "active")}), "Mild degenerative changes of the spine.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_TRUE(o.calls.empty());
   EXPECT_EQ(o.run.final_fields["risk_adjustment"], "NONE");
@@ -311,8 +287,8 @@ TEST(TriageRulesPlannerTest, ToolErrorsAreNotedNotFatal) {
 }
 
 TEST(TriageRulesPlannerTest, ManyRulesFinishWithinEightTurnsWithoutRepeats) {
-  Json hr = Lab("hr", "8867-4", "Heart rate", 130, "/min", "2025-06-12");
-  Outcome o = Drive(Bundle({Order("w", "Warfarin 5mg", "active"), Order("b", "Metoprolol 25 MG", "active"), hr}),
+  Json hr = testing::Observation("hr", "8867-4", "Heart rate", 130, "/min", "2025-06-12");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("w", "Warfarin 5mg", "active"), testing::MedicationRequest("b", "Metoprolol 25 MG", "active"), hr}),
                     "CTA: pulmonary embolism, acute stroke, cardiomegaly and a small subdural hematoma.");
   ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
   EXPECT_LE(o.run.steps, 8);
