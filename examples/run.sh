@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# `make run`: the bundled example, with no model server needed.
+# `make run`: the main job on the bundled examples, with no model server needed.
 #
-# Starts medreact-mock-llm (the project's scripted OpenAI-compatible server) on
-# a free loopback port with examples/chat/script.json, then runs `medreact chat`
-# against it for real: HTTP, streaming, two parallel tool calls, the trace.
-# The "model" here is a recording; the engine, client and tools are real.
+# 1. `medreact worklist examples/worklist`: fourteen CT triage cases (seed 001,
+#    Sentinel-X) investigated concurrently by the deterministic rules planner
+#    over each patient's FHIR record, sorted by final priority.
+# 2. `medreact triage` on one of them driven by a "model": medreact-mock-llm
+#    replays a recorded-style investigation through the text protocol, so the
+#    HTTP client, the protocol parser and the same tools run for real.
 set -euo pipefail
 build=${1:-build}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$(mktemp -d)
-trap 'kill "$mock_pid" 2>/dev/null || true; rm -rf "$out"' EXIT
+cd "$(dirname "$0")/.."   # the repository root: paths below are relative to it
+here=examples
+results="$build/worklist-results"
+tmp=$(mktemp -d)
+mock_pid=
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-"$build/medreact-mock-llm" --script "$here/chat/script.json" --port 0 --port-file "$out/port" >/dev/null 2>"$out/mock.log" &
+echo "== 1. The worklist, triaged by the rules planner (no model server) =="
+echo
+echo "\$ medreact worklist examples/worklist --out $results"
+"$build/medreact" worklist "$here/worklist" --out "$results" --quiet
+
+echo
+echo "== 2. One case investigated by a model (scripted server, text protocol) =="
+echo
+"$build/medreact-mock-llm" --script "$here/triage/script.json" --port 0 --port-file "$tmp/port" \
+  >/dev/null 2>"$tmp/mock.log" &
 mock_pid=$!
-for _ in $(seq 1 200); do [ -s "$out/port" ] && break; sleep 0.05; done
-[ -s "$out/port" ] || { echo "medreact-mock-llm did not start" >&2; exit 1; }
-url="http://127.0.0.1:$(cat "$out/port")/v1"
-
-question="A patient weighs 82 kg and is 1.74 m tall. What is the BMI, and what is today's date?"
-echo "\$ medreact chat --llm-url $url --tools util --stream -v --trace trace.json \"$question\""
+for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+[ -s "$tmp/port" ] || { echo "medreact-mock-llm did not start" >&2; exit 1; }
+url="http://127.0.0.1:$(cat "$tmp/port")/v1"
+case_dir="$here/worklist/01-pe-on-warfarin"
+echo "\$ medreact triage --llm-url $url --protocol text \\"
+echo "    --fhir examples/worklist/01-pe-on-warfarin/fhir.json \\"
+echo "    --findings-file examples/worklist/01-pe-on-warfarin/findings.txt --base-priority 2 \\"
+echo "    --trace $build/triage-trace.json -v"
+"$build/medreact" triage --llm-url "$url" --model scripted-example --protocol text \
+  --fhir "$case_dir/fhir.json" --findings-file "$case_dir/findings.txt" --base-priority 2 \
+  --trace "$build/triage-trace.json" -v
 echo
-"$build/medreact" chat --llm-url "$url" --model scripted-example --tools util --stream -v \
-  --trace "$out/trace.json" "$question" >"$out/answer.txt" 2>"$out/live.txt" && status=0 || status=$?
-echo "Live view (stderr: the model's streamed text, tool names and timings):"
-sed 's/^/  | /' "$out/live.txt"
-echo
-echo "Answer (stdout):"
-cat "$out/answer.txt"
-echo
-echo "\$ medreact trace show trace.json"
-"$build/medreact" trace show "$out/trace.json"
-exit "$status"
+echo "Trace: $build/triage-trace.json ('medreact trace show' prints it); results: $results/"

@@ -26,6 +26,7 @@ std::string CanonicalJson(const Json& value);
 
 // dump() that never throws on invalid UTF-8 (replaces bad bytes with U+FFFD).
 std::string DumpJson(const Json& value, int indent = -1);
+std::string DumpJson(const OrderedJson& value, int indent = -1);
 
 // A short, single-line preview of text for error messages (never logs whole notes).
 std::string Preview(std::string_view text, size_t max_chars = 120);

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/model_flags.h"
 #include "medreact/agent.h"
@@ -42,25 +43,17 @@ struct ChatFlags {
   std::string events_path;
 };
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument("cannot read '" + path + "'");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // Everything that can be checked before a model is called; exit code 2 on failure.
 Result<RunRequest> BuildRequest(const ChatFlags& flags) {
   RunRequest request;
   if (!flags.message_file.empty()) {
-    auto text = flags.message_file == "-" ? Result<std::string>(std::string(
-                                                std::istreambuf_iterator<char>(std::cin), {}))
-                                          : ReadFile(flags.message_file);
+    auto text = ReadInputFile(flags.message_file);
     if (!text.ok()) return text.status();
     request.message = *text;
   } else {
     request.message = flags.message;
   }
-  if (request.message.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (IsBlank(request.message)) {
     return Status::InvalidArgument("the message is empty: give MESSAGE or --message-file FILE");
   }
   return request;
@@ -94,7 +87,7 @@ int RunChat(const ChatFlags& flags) {
 
   AgentOptions options;
   if (!flags.system_file.empty()) {
-    auto text = ReadFile(flags.system_file);
+    auto text = ReadInputFile(flags.system_file);
     if (!text.ok()) {
       std::cerr << "medreact chat: " << text.status().message() << "\n";
       return kExitBadInput;

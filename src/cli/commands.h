@@ -16,6 +16,8 @@ constexpr int kExitBadInput = 2;
 void AddChatCommand(CLI::App& app, int* exit_code);
 void AddToolsCommand(CLI::App& app, int* exit_code);
 void AddTraceCommand(CLI::App& app, int* exit_code);
+void AddTriageCommand(CLI::App& app, int* exit_code);
+void AddWorklistCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   medreact::cli::AddChatCommand(app, &exit_code);
   medreact::cli::AddToolsCommand(app, &exit_code);
   medreact::cli::AddTraceCommand(app, &exit_code);
+  medreact::cli::AddTriageCommand(app, &exit_code);
+  medreact::cli::AddWorklistCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

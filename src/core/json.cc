@@ -21,6 +21,10 @@ std::string DumpJson(const Json& value, int indent) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string DumpJson(const OrderedJson& value, int indent) {
+  return value.dump(indent, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
 std::string Preview(std::string_view text, size_t max_chars) {
   std::string out;
   out.reserve(std::min(text.size(), max_chars) + 3);

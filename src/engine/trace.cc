@@ -95,7 +95,7 @@ Status WriteJsonFile(const Json& value, const std::string& path) {
 }
 
 Status WriteTraceFile(const RunTrace& trace, const std::string& path) {
-  return WriteTextFile(ToJson(trace).dump(2, ' ', false, Json::error_handler_t::replace) + "\n", path);
+  return WriteTextFile(DumpJson(ToJson(trace), 2) + "\n", path);
 }
 
 }  // namespace medreact

@@ -316,7 +316,7 @@ Status ParseEntry(const Json& entry, const std::string& path, MockEntry* out) {
 
 Result<MockScript> ParseMockScript(const Json& script) {
   if (!script.is_object()) return TypeError("script", "an object", script);
-  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "comment"}, ""); !s.ok()) {
+  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "select", "comment"}, ""); !s.ok()) {
     return s;
   }
   if (!script.contains("responses")) return FieldError("responses", "required");
@@ -332,6 +332,16 @@ Result<MockScript> ParseMockScript(const Json& script) {
       out.on_exhausted = MockScript::OnExhausted::kRepeatLast;
     } else {
       return FieldError("on_exhausted", "must be \"error\" or \"repeat_last\", got " + DumpJson(mode));
+    }
+  }
+  if (script.contains("select")) {
+    const Json& select = script.at("select");
+    if (select == "in_order") {
+      out.select = MockScript::Select::kInOrder;
+    } else if (select == "by_turn") {
+      out.select = MockScript::Select::kByTurn;
+    } else {
+      return FieldError("select", "must be \"in_order\" or \"by_turn\", got " + DumpJson(select));
     }
   }
   for (size_t i = 0; i < responses.size(); ++i) {

@@ -74,8 +74,14 @@ struct MockEntry {
 
 struct MockScript {
   enum class OnExhausted { kError, kRepeatLast };
+  // kInOrder: one entry per chat request, in arrival order. kByTurn: the entry
+  // at the index equal to the number of assistant messages in the request, so
+  // concurrent conversations following the same script each get their own
+  // turn's reply whatever the interleaving.
+  enum class Select { kInOrder, kByTurn };
   std::vector<MockEntry> responses;
   OnExhausted on_exhausted = OnExhausted::kError;
+  Select select = Select::kInOrder;
 };
 
 // Validates and converts a script. Errors are InvalidArgument with a message

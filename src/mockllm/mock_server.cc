@@ -30,6 +30,17 @@ namespace {
 constexpr size_t kWorkerThreads = 16;       // hangs must not starve other connections
 constexpr size_t kKeepAliveMaxRequests = 100;  // per connection, like common servers
 
+// The number of assistant messages in a chat request: the conversation's turn.
+size_t AssistantTurns(const Json& request) {
+  size_t turns = 0;
+  auto messages = request.find("messages");
+  if (messages == request.end() || !messages->is_array()) return 0;
+  for (const Json& m : *messages) {
+    if (m.is_object() && m.value("role", std::string()) == "assistant") ++turns;
+  }
+  return turns;
+}
+
 std::string StripBrackets(const std::string& host) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     return host.substr(1, host.size() - 2);
@@ -312,8 +323,14 @@ void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& r
   {
     std::lock_guard<std::mutex> lock(mu_);
     sequence = ++chat_requests_;
-    if (next_entry_ < script_.responses.size()) {
-      entry = &script_.responses[next_entry_++];
+    size_t index = next_entry_;
+    if (script_.select == MockScript::Select::kByTurn) {
+      index = AssistantTurns(request);
+    } else {
+      ++next_entry_;
+    }
+    if (index < script_.responses.size()) {
+      entry = &script_.responses[index];
     } else if (script_.on_exhausted == MockScript::OnExhausted::kRepeatLast) {
       entry = &script_.responses.back();
     }

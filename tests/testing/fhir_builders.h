@@ -5,6 +5,7 @@
 #define MEDREACT_TESTS_TESTING_FHIR_BUILDERS_H_
 
 #include <string>
+#include <vector>
 
 #include "medreact/json.h"
 
@@ -37,6 +38,21 @@ inline Json MedicationRequest(const std::string& id, const std::string& text, co
           {"medicationCodeableConcept", {{"text", text}}},
           {"subject", {{"reference", "urn:uuid:pat"}}},
           {"authoredOn", authored}};
+}
+
+// A collection Bundle: the Patient "pat" (female, born 1950-05-01), then `resources`.
+inline Json PatientBundle(std::vector<Json> resources) {
+  Json bundle = {{"resourceType", "Bundle"}, {"type", "collection"}, {"entry", Json::array()}};
+  bundle["entry"].push_back(Entry({{"resourceType", "Patient"}, {"id", "pat"}, {"gender", "female"},
+                                   {"birthDate", "1950-05-01"}}));
+  for (Json& r : resources) bundle["entry"].push_back(Entry(std::move(r)));
+  return bundle;
+}
+
+// Seed 001's example record: active warfarin and a therapeutic INR (2.3).
+inline Json PeOnWarfarinBundle() {
+  return PatientBundle({MedicationRequest("w", "Warfarin 5mg", "active"),
+                        Observation("inr", "6301-6", "INR", 2.3, "{INR}", "2025-06-10")});
 }
 
 }  // namespace medreact::testing

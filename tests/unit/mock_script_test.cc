@@ -30,8 +30,9 @@ TEST(MockLlmScriptTest, ParsesKindsAndDefaults) {
       {"chunks": ["[DONE]"], "truncate_after": 0, "crlf": true},
       {"hang_ms": 10}
     ],
-    "on_exhausted": "repeat_last"})"));
+    "on_exhausted": "repeat_last", "select": "by_turn"})"));
   ASSERT_TRUE(script.ok()) << script.status().ToString();
+  EXPECT_EQ(script->select, MockScript::Select::kByTurn);
   const auto& r = script->responses;
   ASSERT_EQ(r.size(), 8u);
   EXPECT_EQ(script->on_exhausted, MockScript::OnExhausted::kRepeatLast);
@@ -76,6 +77,7 @@ TEST(MockLlmScriptTest, BadScriptsNameTheEntryAndField) {
        "responses[0]: needs one of message, chunks, status, raw_body or hang_ms"},
       {R"({"responses": [], "on_exhausted": "repeat_last"})",
        "on_exhausted: \"repeat_last\" needs at least one response"},
+      {R"({"responses": [], "select": "random"})", "select: must be \"in_order\" or \"by_turn\", got \"random\""},
   };
   for (const auto& [text, message] : cases) {
     Result<MockScript> script = MockLlmServer::ParseScript(Json::parse(text));

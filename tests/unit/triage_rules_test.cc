@@ -22,6 +22,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // --- policy -----------------------------------------------------------------
 
@@ -76,7 +77,7 @@ TEST(TriagePolicyTest, RiskAdjustmentClampsToOneThroughThree) {
   EXPECT_EQ(PriorityName(3), "ROUTINE");
 }
 
-std::vector<std::string> Keys(const Json& object) {
+std::vector<std::string> Keys(const OrderedJson& object) {
   std::vector<std::string> keys;
   for (auto it = object.begin(); it != object.end(); ++it) keys.push_back(it.key());
   std::sort(keys.begin(), keys.end());
@@ -130,13 +131,7 @@ TEST(TriagePolicyTest, ResultHasExactlyTheContractKeys) {
 
 using testing::Entry;
 
-Json Bundle(std::vector<Json> resources) {
-  Json bundle = {{"resourceType", "Bundle"}, {"type", "collection"}, {"entry", Json::array()}};
-  bundle["entry"].push_back(Entry({{"resourceType", "Patient"}, {"id", "pat"}, {"gender", "female"},
-                                   {"birthDate", "1950-05-01"}}));
-  for (Json& r : resources) bundle["entry"].push_back(Entry(std::move(r)));
-  return bundle;
-}
+Json Bundle(std::vector<Json> resources) { return testing::PatientBundle(std::move(resources)); }
 
 struct Outcome {
   RunResult run;
@@ -194,6 +189,42 @@ TEST(TriageRulesPlannerTest, PeOnActiveWarfarinWithTherapeuticInrIsAnticoagulati
   EXPECT_EQ(result["agent_reasoning"]["tools_used"],
             Json({"get_patient_manifest", "check_medication_status", "get_recent_labs"}));
   EXPECT_EQ(result["agent_reasoning"]["errors"], nullptr);
+}
+
+TEST(TriageRulesPlannerTest, PeOnWarfarinWithLowInrIsUnderAnticoagulation) {
+  Json inr = testing::Observation("inr", "6301-6", "INR", 1.4, "{INR}", "2025-06-10");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("w", "Warfarin 5mg", "active"), inr}), "Acute PE.");
+  ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
+  EXPECT_EQ(o.run.final_fields["risk_adjustment"], "INCREASE");  // a clot on an active order still escalates
+  EXPECT_EQ(o.run.final_fields["critical_findings"][0], "Subtherapeutic anticoagulation");
+  EXPECT_THAT(o.run.answer, HasSubstr("subtherapeutic"));
+  EXPECT_THAT(o.run.answer, HasSubstr("under-anticoagulation rather than true failure"));
+}
+
+TEST(TriageRulesPlannerTest, DoacPatientsAreNotJudgedByInr) {
+  Json inr = testing::Observation("inr", "6301-6", "INR", 1.1, "{INR}", "2025-06-10");
+  Outcome o = Drive(Bundle({testing::MedicationRequest("r", "rivaroxaban 20 MG Oral Tablet", "active"), inr}),
+                    "Occlusive DVT of the left popliteal vein.");
+  ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
+  EXPECT_EQ(o.run.final_fields["risk_adjustment"], "INCREASE");
+  EXPECT_EQ(o.run.final_fields["critical_findings"][0], "Anticoagulation failure");
+  EXPECT_THAT(o.run.answer, Not(HasSubstr("subtherapeutic")));
+  EXPECT_THAT(o.run.answer, Not(HasSubstr("no INR")));
+  o = Drive(Bundle({testing::MedicationRequest("r", "rivaroxaban 20 MG Oral Tablet", "active")}), "Acute PE.");
+  EXPECT_THAT(o.run.answer, Not(HasSubstr("no INR")));
+}
+
+TEST(TriageRulesPlannerTest, HemorrhagicStrokeIsABleedNotATreatmentFailure) {
+  Outcome o = Drive(Bundle({testing::MedicationRequest("a", "Aspirin 81 MG Oral Tablet", "active")}),
+                    "Hemorrhagic stroke: 3 cm left basal ganglia hemorrhage.");
+  ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
+  EXPECT_EQ(o.run.final_fields["rule"], "bleed_antithrombotic");
+  EXPECT_EQ(o.run.final_fields["risk_adjustment"], "INCREASE");
+  EXPECT_THAT(o.run.final_fields["rules_matched"], Not(::testing::Contains("stroke_antithrombotic")));
+  // An ischemic stroke named as such keeps its rule even with hemorrhagic transformation.
+  o = Drive(Bundle({testing::MedicationRequest("a", "Aspirin 81 MG Oral Tablet", "active")}),
+            "Acute ischemic stroke in the left MCA territory with hemorrhagic transformation.");
+  EXPECT_EQ(o.run.final_fields["rule"], "stroke_antithrombotic");
 }
 
 TEST(TriageRulesPlannerTest, PeWithoutAnticoagulantIsNone) {

@@ -260,9 +260,12 @@ class Evaluator {
     if (stroke.empty() && MentionsAffirmed(text, "infarct") && !FirstAffirmed(text, kBrainContext).empty()) {
       stroke = "Cerebral infarct";
     }
-    if (!stroke.empty()) Stroke(stroke);
+    const std::string bleed = FirstLabel(text, kBleedTerms);
+    // A stroke named only as "stroke"/"CVA" alongside a hemorrhage is a
+    // hemorrhagic stroke: the bleeding rule applies, not the ischemic one.
+    if (!stroke.empty() && !(stroke == "Stroke" && !bleed.empty())) Stroke(stroke);
     if (std::string f = FirstLabel(text, kCardiacTerms); !f.empty()) Cardiac(f);
-    if (std::string f = FirstLabel(text, kBleedTerms); !f.empty()) Bleed(f);
+    if (!bleed.empty()) Bleed(bleed);
     if (!FirstAffirmed(text, kContrastTerms).empty()) Contrast();
     if (d_.matched.empty() && !d_.sentences.empty()) {
       d_.sentences.push_back("No escalation rule applies; no risk adjustment.");
@@ -320,21 +323,33 @@ class Evaluator {
     MedicationFact anticoag = Medication("anticoag");
     const Observation* coag = Need("get_recent_labs", {{"category", "Coag"}});
     NoteLabError(coag, "Coag");
+    // The INR measures a vitamin K antagonist's effect only: its range is
+    // read for warfarin and merely reported otherwise (DOACs, heparins).
+    const bool vka = Lowered(anticoag.drug).find("warfarin") != std::string::npos;
     std::string inr_text;
+    bool low_inr = false;
     if (const Json* inr = FindLab(coag, {"inr", "international normalized ratio"})) {
       inr_text = LabText(*inr);
-      if ((*inr)["value"].is_number()) {
+      if ((*inr)["value"].is_number() && (vka || !anticoag.active)) {
         const double v = (*inr)["value"].get<double>();
+        low_inr = v < 2.0;
         const char* range = v < 2.0 ? "subtherapeutic" : v <= 3.0 ? "therapeutic" : "supratherapeutic";
         inr_text += ", " + std::string(range) + " for warfarin (target 2.0-3.0)";
         AddSource(kSourceInr);
       }
     }
     if (anticoag.active) {
-      Raise("vte_anticoagulation", {"Anticoagulation failure", finding + " on active " + anticoag.drug}, kSourceVte);
+      // On warfarin a low INR means under-anticoagulation rather than true
+      // failure. Both are a clot despite an active order, so both escalate.
+      const bool under = low_inr && vka;
+      Raise("vte_anticoagulation",
+            {under ? "Subtherapeutic anticoagulation" : "Anticoagulation failure",
+             finding + " on active " + anticoag.drug},
+            kSourceVte);
       d_.sentences.push_back(finding + " despite active anticoagulation (" + anticoag.drug + ")" +
-                             (inr_text.empty() ? "; no INR on record" : "; " + inr_text) +
-                             ": anticoagulation failure, escalate.");
+                             (!inr_text.empty() ? "; " + inr_text : vka ? "; no INR on record" : "") +
+                             (under ? ": under-anticoagulation rather than true failure, escalate."
+                                    : ": anticoagulation failure, escalate."));
     } else if (anticoag.checked) {
       d_.sentences.push_back(finding + " with no active anticoagulant: no treatment failure" +
                              (inr_text.empty() ? "." : " (" + inr_text + ")."));

@@ -239,14 +239,14 @@ std::string PriorityName(int priority) {
   }
 }
 
-Json BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
+OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
                        std::string_view base_rationale, const RunResult* run) {
   const int base = std::clamp(base_priority, kPriorityCritical, kPriorityRoutine);
   std::string rationale = "Visual analysis: base priority " + std::to_string(base) + " (" + PriorityName(base) + ")";
   if (!base_rationale.empty()) rationale += ": " + std::string(base_rationale);
   rationale += ".";
 
-  Json reasoning = {{"iterations", 0},
+  OrderedJson reasoning = {{"iterations", 0},
                     {"tools_used", Json::array()},
                     {"critical_findings", Json::array()},
                     {"risk_adjustment", nullptr},
@@ -255,6 +255,7 @@ Json BuildTriageResult(std::string_view patient_id, std::string_view findings, i
   int priority = base;
   if (run) {
     std::string adjustment = "NONE";
+    std::string assessment = run->answer;
     if (run->final_fields.is_object()) {
       auto it = run->final_fields.find("risk_adjustment");
       if (it != run->final_fields.end() && it->is_string()) {
@@ -263,6 +264,10 @@ Json BuildTriageResult(std::string_view patient_id, std::string_view findings, i
       }
       if (auto found = run->final_fields.find("critical_findings"); found != run->final_fields.end()) {
         reasoning["critical_findings"] = StringList(*found);
+      }
+      if (auto found = run->final_fields.find("final_assessment");
+          found != run->final_fields.end() && found->is_string() && !Trim(found->get<std::string>()).empty()) {
+        assessment = Trim(found->get<std::string>());
       }
     }
     priority = ApplyRiskAdjustment(base, adjustment);
@@ -280,16 +285,16 @@ Json BuildTriageResult(std::string_view patient_id, std::string_view findings, i
     reasoning["iterations"] = run->steps;
     reasoning["tools_used"] = tools;
     reasoning["risk_adjustment"] = adjustment;
-    reasoning["final_assessment"] = run->answer;
+    reasoning["final_assessment"] = assessment;
     reasoning["errors"] = errors.empty() ? Json(nullptr) : errors;
-    rationale += " Agent assessment: " + run->answer;
+    rationale += " Agent assessment: " + assessment;
     if (!rationale.empty() && rationale.back() != '.') rationale += ".";
     rationale += " Risk adjustment " + adjustment + ": final priority " + std::to_string(priority) + " (" +
                  PriorityName(priority) + ").";
   } else {
     rationale += " Agent skipped (static baseline).";
   }
-  return {{"patient_id", std::string(patient_id)},
+  return OrderedJson{{"patient_id", std::string(patient_id)},
           {"priority_level", priority},
           {"base_priority", base},
           {"rationale", rationale},

@@ -52,16 +52,17 @@ int ApplyRiskAdjustment(int base, std::string_view adjustment);
 // "CRITICAL", "HIGH RISK", "ROUTINE"; "UNKNOWN" outside 1..3.
 std::string PriorityName(int priority);
 
-// The triage result contract: {patient_id, priority_level, base_priority,
+// The triage result contract, keys in the contract's order: {patient_id, priority_level, base_priority,
 // rationale, visual_findings, findings_summary, agent_reasoning{iterations,
 // tools_used, critical_findings, risk_adjustment, final_assessment, errors}}.
 // `run` null means the agent was skipped (--no-agent): priority_level is the
 // base, agent_reasoning has iterations 0, empty lists and null
 // risk_adjustment/final_assessment/errors. With a run, risk_adjustment comes
 // from run->final_fields["risk_adjustment"] ("NONE" when absent or invalid),
+// final_assessment from run->final_fields["final_assessment"] or the answer,
 // tools_used lists every call in order, and errors lists the run's error,
 // model failures, unusable replies and failed tool calls, or is null.
-Json BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
+OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
                        std::string_view base_rationale, const RunResult* run);
 
 }  // namespace medreact

@@ -1,0 +1,113 @@
+#include "apps/triage/triage_app.h"
+
+#include <utility>
+
+#include "apps/triage/rules_planner.h"
+#include "apps/triage/triage_policy.h"
+#include "apps/triage/triage_prompts.h"
+#include "tools/fhir/fhir_pack.h"
+
+namespace medreact {
+namespace {
+
+// True when the model never produced a usable turn: every step's call failed
+// (connection refused, 401, 5xx after retries, timeouts). Such a run says
+// nothing about the patient, so the rules planner decides instead.
+bool ModelNeverAnswered(const RunResult& run) {
+  if (run.status == RunStatus::kFinished || run.trace.steps.empty()) return false;
+  for (const StepRecord& step : run.trace.steps) {
+    if (step.model_error.empty()) return false;
+  }
+  return true;
+}
+
+RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const FhirStore> store,
+                      const std::string& findings, const TriageConfig& config) {
+  auto registry = std::make_shared<ToolRegistry>();
+  AgentOptions options;
+  const std::string protocol = model->protocol();
+  Status registered = RegisterFhirPack(*registry, std::move(store));
+  if (registered.ok() && protocol != "text" && protocol != "rules") {
+    registered = RegisterSubmitAssessment(*registry);
+    options.finish_tools = {kSubmitAssessmentTool};
+  }
+  if (!registered.ok()) {  // a programming error: the pack's specs are fixed
+    RunResult failed;
+    failed.status = RunStatus::kError;
+    failed.error = "cannot register the triage tools: " + registered.message();
+    failed.answer = "No assessment: " + failed.error + ".";
+    return failed;
+  }
+  options.system_prompt = TriageSystemPrompt(protocol, registry->Specs());
+  options.max_steps = config.max_steps;
+  options.timeout = config.timeout;
+  options.tool_timeout = config.tool_timeout;
+  options.temperature = config.temperature;
+  options.max_tokens = config.max_tokens;
+  options.stream = config.stream;
+  options.on_event = config.on_event;
+  Agent agent(std::move(model), registry, options);
+  RunResult run = agent.Run({.message = findings});
+  run.final_fields = NormalizeAssessment(run.final_fields, run.answer);
+  return run;
+}
+
+OrderedJson RecordInfo(const FhirStore& store) {
+  OrderedJson warnings = OrderedJson::array();
+  for (const std::string& w : store.warnings()) warnings.push_back(w);
+  return OrderedJson{{"source", store.source()},
+                     {"as_of", store.as_of_date()},
+                     {"as_of_source", store.as_of_source()},
+                     {"warnings", warnings}};
+}
+
+}  // namespace
+
+std::string PlannerLabel(const TriageConfig& config) {
+  if (!config.agent) return "none";
+  return config.model ? "model" : "rules";
+}
+
+TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase& case_,
+                        const TriageConfig& config) {
+  TriageOutcome out;
+  std::string why;
+  int base = case_.base_priority.value_or(0);
+  if (case_.base_priority) {
+    why = "set by the caller";
+  } else {
+    base = BasePriorityFromFindings(case_.findings, &why);
+  }
+  const std::string patient_id = store->patient_id();
+  std::string planner = PlannerLabel(config);
+
+  std::optional<RunResult> run;
+  if (config.agent) {
+    out.agent_ran = true;
+    std::shared_ptr<ChatModel> model = config.model ? config.model : MakeTriageRulesPlanner();
+    run = Investigate(model, store, case_.findings, config);
+    if (config.model && config.fallback_to_rules && ModelNeverAnswered(*run)) {
+      out.fell_back = true;
+      out.model_failure = run->error;
+      out.model_trace = std::move(run->trace);
+      run = Investigate(MakeTriageRulesPlanner(), store, case_.findings, config);
+      planner = "rules (fallback)";
+    }
+  }
+
+  out.result = BuildTriageResult(patient_id, case_.findings, base, why, run ? &*run : nullptr);
+  if (out.fell_back) {
+    OrderedJson& errors = out.result["agent_reasoning"]["errors"];
+    if (errors.is_null()) errors = OrderedJson::array();
+    errors.insert(errors.begin(), "model unreachable, the rules planner decided instead: " + out.model_failure);
+  }
+  out.result["planner"] = planner;
+  out.result["record"] = RecordInfo(*store);
+  if (run) {
+    out.status = run->status;
+    out.trace = std::move(run->trace);
+  }
+  return out;
+}
+
+}  // namespace medreact

@@ -1,0 +1,87 @@
+// The triage worklist: a directory of cases triaged concurrently and sorted
+// by final priority, the way a reading list is (seed 001, "Save & Update
+// Worklist").
+//
+// A case is a sub-folder of the worklist directory holding
+//   fhir.json (or fhir.ndjson)  the patient's FHIR R4 record
+//   findings.txt                the imaging findings
+//   case.json (optional)        {"base_priority": 1..3, "as_of": "YYYY-MM-DD",
+//                                "description": "...", "expected": {...}}
+// A broken case (missing or malformed file, blank findings, bad case.json) is
+// reported with a precise error and never stops the others.
+//
+//   auto names = ListWorklistCases(dir);
+//   WorklistReport report = RunWorklist(dir, *names, options);
+//   std::cout << RenderWorklistTable(report);
+#ifndef MEDREACT_APPS_TRIAGE_WORKLIST_H_
+#define MEDREACT_APPS_TRIAGE_WORKLIST_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/triage/triage_app.h"
+#include "medreact/json.h"
+#include "medreact/status.h"
+
+namespace medreact {
+
+struct WorklistCaseResult {
+  std::string name;             // the case folder's name
+  bool ok = false;              // false: the case could not be triaged (see error)
+  std::string error;            // why, when !ok
+  OrderedJson result;           // the triage result, when ok
+  RunStatus status = RunStatus::kFinished;  // the deciding run's status, when ok
+  bool fell_back = false;       // the model never answered; rules decided
+  double elapsed_ms = 0;
+  std::optional<RunTrace> trace;
+};
+
+struct WorklistOptions {
+  int concurrency = 4;  // cases triaged at once (>= 1). Default: 4
+  // Builds one model per worker (models are used by one thread at a time);
+  // null → the rules planner. An error fails the cases that worker takes.
+  std::function<Result<std::shared_ptr<ChatModel>>()> make_model;
+  TriageConfig triage;  // everything but the model
+  // Where to write <case>.json, <case>.trace.json and worklist.json; "" = nowhere.
+  std::string out_dir;
+  // Called (serialised, from worker threads) as each case finishes.
+  std::function<void(const WorklistCaseResult&, size_t done, size_t total)> on_case_done;
+};
+
+struct WorklistReport {
+  std::vector<WorklistCaseResult> cases;  // triaged, sorted; then failed, by name
+  std::string planner;                    // PlannerLabel of the options
+  double elapsed_ms = 0;
+  size_t failed = 0;                      // cases that could not be triaged
+  size_t not_finished = 0;                // triaged, but the run ended on a limit or error
+  std::string write_error;                // first output file that could not be written
+};
+
+// The case folders of `dir`, sorted by name; `skip` (e.g. the output folder,
+// when it lies inside `dir`) is left out. Errors: `dir` missing or not a
+// directory, or holding no sub-folder.
+Result<std::vector<std::string>> ListWorklistCases(const std::string& dir, const std::string& skip = "");
+
+// Triage every case. Never throws; failures are per case.
+WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string>& cases,
+                           const WorklistOptions& options);
+
+// Cases sort by final priority (1 first), then by risk adjustment (INCREASE
+// first), base priority and name.
+bool WorklistOrder(const WorklistCaseResult& a, const WorklistCaseResult& b);
+
+// {"planner", "elapsed_ms", "counts": {cases, triaged, failed, not_finished,
+//  by_priority}, "cases": [{case, status, fell_back, elapsed_ms, result}],
+//  "failed": [{case, error}]}
+OrderedJson WorklistJson(const WorklistReport& report);
+
+// A readable table: rank, case, patient, base → final, adjustment, critical
+// findings; failed cases listed below it with their errors.
+std::string RenderWorklistTable(const WorklistReport& report);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_TRIAGE_WORKLIST_H_

@@ -1,0 +1,38 @@
+#include "cli/triage_flags.h"
+
+#include "apps/triage/triage_prompts.h"
+
+namespace medreact::cli {
+
+void AddTriageFlags(CLI::App* command, TriageFlags* flags) {
+  AddModelFlags(command, &flags->model);
+  command->add_option("--planner", flags->planner,
+                      "who investigates: model (the configured server), rules (the deterministic, cited "
+                      "planner; no server needed) or auto (model when --llm-url/MEDREACT_LLM_URL is set)")
+      ->check(CLI::IsMember({"auto", "model", "rules"}));
+  command->add_flag("--no-agent", flags->no_agent, "skip the investigation: base priority only (static baseline)");
+  command->add_option("--max-steps", flags->max_steps, "model turns per investigation")->check(CLI::Range(1, 100));
+  command->add_option("--timeout", flags->timeout_s, "seconds for one investigation")->check(CLI::PositiveNumber);
+  command->add_option("--tool-timeout", flags->tool_timeout_s, "seconds for one tool call")
+      ->check(CLI::PositiveNumber);
+}
+
+Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags) {
+  TriageSetup setup;
+  setup.config.agent = !flags.no_agent;
+  setup.config.max_steps = flags.max_steps;
+  setup.config.timeout = Millis(static_cast<int64_t>(flags.timeout_s * 1000));
+  setup.config.tool_timeout = Millis(static_cast<int64_t>(flags.tool_timeout_s * 1000));
+  const bool use_model = flags.planner == "model" || (flags.planner == "auto" && HasModel(flags.model));
+  if (!use_model || flags.no_agent) return setup;
+  if (!HasModel(flags.model)) {
+    return Status::InvalidArgument("--planner model needs a model server: set MEDREACT_LLM_URL or pass --llm-url");
+  }
+  // Validate once, so a bad URL or protocol is bad usage, not a failure per case.
+  if (auto probe = MakeModel(flags.model, TriageTextProtocolOptions()); !probe.ok()) return probe.status();
+  ModelFlags model_flags = flags.model;
+  setup.make_model = [model_flags] { return MakeModel(model_flags, TriageTextProtocolOptions()); };
+  return setup;
+}
+
+}  // namespace medreact::cli
