@@ -18,6 +18,7 @@ void AddToolsCommand(CLI::App& app, int* exit_code);
 void AddTraceCommand(CLI::App& app, int* exit_code);
 void AddTriageCommand(CLI::App& app, int* exit_code);
 void AddWorklistCommand(CLI::App& app, int* exit_code);
+void AddCalcCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddTraceCommand(app, &exit_code);
   medreact::cli::AddTriageCommand(app, &exit_code);
   medreact::cli::AddWorklistCommand(app, &exit_code);
+  medreact::cli::AddCalcCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

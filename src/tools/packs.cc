@@ -1,6 +1,7 @@
 #include "tools/packs.h"
 
 #include "medreact/agent.h"
+#include "tools/calc/calc_pack.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/util/util_pack.h"
 
@@ -12,6 +13,8 @@ std::vector<PackInfo> KnownPacks() {
       {"finish", "final_answer and terminate: explicit end-of-task tools"},
       {"fhir", "a patient's FHIR R4 record (read-only): manifest, history, labs, medications, vitals, "
                "allergies, imaging; needs a bundle the user names"},
+      {"calc", "clinical calculators (renal function, scores, ...), each citing its published formula; "
+               "units converted; no patient data, no network"},
   };
 }
 
@@ -59,6 +62,8 @@ Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& pac
       s = RegisterUtilPack(registry);
     } else if (pack == "finish") {
       s = RegisterFinishTools(registry);
+    } else if (pack == "calc") {
+      s = RegisterCalcPack(registry);
     } else if (pack == "fhir") {
       s = RegisterFhir(registry, context);
     } else {

@@ -1,0 +1,8 @@
+// Calculators of this group are being added (issue 4); see calculator.h.
+#include "tools/calc/calculator.h"
+
+namespace medreact::calc {
+
+void AddChemistryCalculators(std::vector<Calculator>& out) { (void)out; }
+
+}  // namespace medreact::calc
