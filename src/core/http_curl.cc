@@ -2,7 +2,12 @@
 //
 // Each Send() uses its own easy handle driven by its own multi handle, so the
 // transport object holds no per-request state and is safe to share between
-// threads; curl_global_init runs once. The loop polls in slices of at most
+// threads; curl_global_init runs once. Connections are kept alive and reused
+// across Send() calls of one transport through a libcurl share object (its
+// connection cache, locked per data kind): an agent's consecutive model calls
+// skip the TCP (and TLS) handshake, and bursts of calls from a worklist do
+// not overflow a server's listen queue. A connection the server closed is
+// replaced by libcurl transparently. The loop polls in slices of at most
 // 50 ms, which lets it notice cancellation and the idle timeout (time since
 // the last received byte, headers included) with sub-second precision; the
 // connect and total timeouts are libcurl's own (CURLOPT_CONNECTTIMEOUT_MS,
@@ -196,6 +201,41 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
   }
 }
 
+// A libcurl share object holding the connection cache, with the locking
+// libcurl requires when handles on several threads use it.
+class ConnectionShare {
+ public:
+  ConnectionShare() : share_(curl_share_init()) {
+    if (share_ == nullptr) return;
+    curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, &Lock);
+    curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &Unlock);
+    curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  }
+  ~ConnectionShare() {
+    if (share_ != nullptr) curl_share_cleanup(share_);
+  }
+  ConnectionShare(const ConnectionShare&) = delete;
+  ConnectionShare& operator=(const ConnectionShare&) = delete;
+  CURLSH* get() const { return share_; }
+
+ private:
+  static void Lock(CURL*, curl_lock_data data, curl_lock_access, void* self) {
+    static_cast<ConnectionShare*>(self)->mutexes_[Index(data)].lock();
+  }
+  static void Unlock(CURL*, curl_lock_data data, void* self) {
+    static_cast<ConnectionShare*>(self)->mutexes_[Index(data)].unlock();
+  }
+  static size_t Index(curl_lock_data data) {
+    const auto i = static_cast<size_t>(data);
+    return i < kKinds ? i : 0;
+  }
+  static constexpr size_t kKinds = CURL_LOCK_DATA_LAST;
+  CURLSH* share_;
+  std::mutex mutexes_[kKinds];
+};
+
 class CurlTransport : public HttpTransport {
  public:
   Result<HttpResponse> Send(const HttpRequest& request, const HttpChunkHandler& on_chunk,
@@ -206,15 +246,19 @@ class CurlTransport : public HttpTransport {
     if (global_init != CURLE_OK) return Status::Internal("curl_global_init failed");
     if (cancel.cancelled()) return Status::Cancelled("request cancelled before it was sent");
     try {
-      return Perform(request, on_chunk, cancel);
+      std::call_once(share_once_, [this] { share_ = std::make_unique<ConnectionShare>(); });
+      return Perform(request, on_chunk, cancel, share_->get());
     } catch (const std::exception& e) {  // std::bad_alloc and the like
       return Status::Internal(std::string("http transport: ") + e.what());
     }
   }
 
  private:
+  std::once_flag share_once_;  // created on first use: after curl_global_init
+  std::unique_ptr<ConnectionShare> share_;
+
   static Result<HttpResponse> Perform(const HttpRequest& request, const HttpChunkHandler& on_chunk,
-                                      const CancellationToken& cancel) {
+                                      const CancellationToken& cancel, CURLSH* share) {
     std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
     std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
     if (!easy || !multi) return Status::Internal("curl handle allocation failed");
@@ -239,6 +283,7 @@ class CurlTransport : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (share != nullptr) curl_easy_setopt(h, CURLOPT_SHARE, share);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
     const int64_t total_ms = std::max<int64_t>(0, request.total_timeout.count());  // 0 = no limit
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(total_ms));

@@ -29,6 +29,7 @@ namespace {
 
 constexpr size_t kWorkerThreads = 16;       // hangs must not starve other connections
 constexpr size_t kKeepAliveMaxRequests = 100;  // per connection, like common servers
+constexpr int kListenBacklog = 128;
 
 // The number of assistant messages in a chat request: the conversation's turn.
 size_t AssistantTurns(const Json& request) {
@@ -69,13 +70,10 @@ int LocalPort(const sockaddr_storage& addr) {
   return -1;
 }
 
-// httplib keeps an idle keep-alive connection open for its whole timeout and
-// offers no way to close it, so Stop() would wait for it. This finds the
-// connections our listening port accepted (connected stream sockets of this
-// process whose local port is ours) and shuts them down without closing them:
-// their workers then see end-of-file at once, and httplib still owns and
-// closes the descriptors. Linux-only (/proc/self/fd); elsewhere a no-op.
-void ShutdownAcceptedConnections(int port) {
+// Calls fn(fd, listening) for each TCP socket of this process whose local
+// port is `port`. Linux-only (/proc/self/fd); elsewhere it finds nothing.
+template <typename Fn>
+void ForEachSocketOnPort(int port, Fn fn) {
   std::vector<int> fds;
   if (DIR* dir = opendir("/proc/self/fd")) {
     while (const dirent* entry = readdir(dir)) {
@@ -91,16 +89,40 @@ void ShutdownAcceptedConnections(int port) {
     socklen_t size = sizeof(int);
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) continue;
     size = sizeof(int);
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || listening) continue;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0) continue;
     sockaddr_storage local{};
     socklen_t local_size = sizeof(local);
     if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0) continue;
     if (LocalPort(local) != port) continue;
+    fn(fd, listening != 0);
+  }
+}
+
+// httplib keeps an idle keep-alive connection open for its whole timeout and
+// offers no way to close it, so Stop() would wait for it. This finds the
+// connections our listening port accepted (connected stream sockets of this
+// process whose local port is ours) and shuts them down without closing them:
+// their workers then see end-of-file at once, and httplib still owns and
+// closes the descriptors.
+void ShutdownAcceptedConnections(int port) {
+  ForEachSocketOnPort(port, [](int fd, bool listening) {
+    if (listening) return;
     sockaddr_storage peer{};
     socklen_t peer_size = sizeof(peer);
-    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0) continue;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0) return;
     shutdown(fd, SHUT_RDWR);
-  }
+  });
+}
+
+// Debian builds cpp-httplib as a library whose listen backlog is fixed at 5:
+// a burst of new connections (a worklist's workers starting together)
+// overflows it, the kernel drops a SYN and the client retries a second
+// later. Calling listen() again on the bound socket raises the backlog
+// (Linux allows it); the kernel still caps it at net.core.somaxconn.
+void RaiseListenBacklog(int port, int backlog) {
+  ForEachSocketOnPort(port, [backlog](int fd, bool listening) {
+    if (listening) listen(fd, backlog);
+  });
 }
 
 void SetJson(httplib::Response& res, int status, const std::string& body) {
@@ -166,6 +188,9 @@ Status MockLlmServer::Start(const std::string& host, int port) {
   server_ = std::make_unique<httplib::Server>();
   server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   server_->set_keep_alive_max_count(kKeepAliveMaxRequests);
+  // Headers and body go out in separate writes; without TCP_NODELAY a reused
+  // (kept-alive) connection waits ~40 ms per reply on Nagle + delayed ACK.
+  server_->set_tcp_nodelay(true);
   // httplib's default is SO_REUSEPORT, which lets a second server share a busy
   // port and silently split the requests; a script must have one reader.
   server_->set_socket_options([](int sock) {
@@ -185,6 +210,7 @@ Status MockLlmServer::Start(const std::string& host, int port) {
     return Status::Unavailable("mock server: cannot listen on " + host + ":" + std::to_string(port));
   }
   port_ = bound;
+  RaiseListenBacklog(bound, kListenBacklog);
   thread_ = std::thread([this] {
     // httplib writes without MSG_NOSIGNAL: a client that hangs up mid-stream
     // would raise SIGPIPE and kill the whole process. Blocked here, it is
