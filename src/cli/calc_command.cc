@@ -1,13 +1,19 @@
 // `medreact calc`: the calculator pack from the command line, JSON out.
 //   medreact calc list            every calculator: name, title, MedCalc id, inputs schema, citation
 //   medreact calc NAME --args J   run one ({"value", "unit", "terms", "explanation", ...})
+// NAME may also be a growth-pack tool (growth_zscore, percentile_to_zscore,
+// zscore_to_percentile, interpret_zscore_malnutrition): same JSON in and out,
+// arguments checked against the tool's schema as an agent's call would be.
 // Exit 0 on a result; 2 on an unknown calculator or bad arguments (the error
 // names the missing inputs or the bad unit).
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "medreact/json.h"
+#include "medreact/tool_registry.h"
 #include "tools/calc/calc_pack.h"
+#include "tools/growth/growth_pack.h"
 
 namespace medreact::cli {
 namespace {
@@ -16,6 +22,24 @@ struct CalcFlags {
   std::string name;
   std::string args = "{}";
 };
+
+// A growth tool run through a registry, so its arguments are validated
+// against its schema exactly as an agent's call is.
+int RunGrowthTool(const std::string& name, const std::string& args) {
+  ToolRegistry registry;
+  if (Status s = RegisterGrowthPack(registry); !s.ok()) {
+    std::cerr << "medreact calc: " << s.message() << "\n";
+    return kExitRunFailed;
+  }
+  ToolResult result = registry.Execute(ToolCall{.id = "cli", .name = name, .arguments = args}, ToolContext{});
+  if (!result.ok) {
+    std::cerr << "medreact calc: " << result.error << "\n";
+    return kExitBadInput;
+  }
+  Result<Json> parsed = ParseJson(result.content);
+  std::cout << (parsed.ok() ? DumpJson(*parsed, 2) : result.content) << "\n";
+  return kExitOk;
+}
 
 int RunCalc(const CalcFlags& flags) {
   if (flags.name == "list") {
@@ -31,6 +55,10 @@ int RunCalc(const CalcFlags& flags) {
   }
   const calc::Calculator* calculator = calc::FindCalculator(flags.name);
   if (calculator == nullptr) {
+    const std::vector<std::string> growth = GrowthPackToolNames();
+    if (std::find(growth.begin(), growth.end(), flags.name) != growth.end()) {
+      return RunGrowthTool(flags.name, flags.args);
+    }
     std::cerr << "medreact calc: no calculator named '" << flags.name << "' (see 'medreact calc list')\n";
     return kExitBadInput;
   }

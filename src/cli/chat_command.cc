@@ -27,6 +27,8 @@ struct ChatFlags {
   std::string tools = "util";
   std::string fhir_path;
   std::string as_of;
+  std::string corpus_dir;
+  std::string extras_path;
   std::string system_file;
   int max_steps = 20;
   double timeout_s = 600;
@@ -75,7 +77,13 @@ int RunChat(const ChatFlags& flags) {
   if (!flags.fhir_path.empty() && std::find(packs.begin(), packs.end(), "fhir") == packs.end()) {
     packs.push_back("fhir");  // naming a record means using it
   }
-  if (Status s = RegisterPacks(*registry, packs, {.fhir_path = flags.fhir_path, .as_of = flags.as_of}); !s.ok()) {
+  if ((!flags.corpus_dir.empty() || !flags.extras_path.empty()) &&
+      std::find(packs.begin(), packs.end(), "rag") == packs.end()) {
+    packs.push_back("rag");  // likewise a corpus or a hints file
+  }
+  const PackContext context{.fhir_path = flags.fhir_path, .as_of = flags.as_of,
+                            .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path};
+  if (Status s = RegisterPacks(*registry, packs, context); !s.ok()) {
     std::cerr << "medreact chat: " << s.message() << "\n";
     return kExitBadInput;
   }
@@ -174,6 +182,8 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("--tools", flags->tools, "comma-separated tool packs (see 'medreact tools list')");
   chat->add_option("--fhir", flags->fhir_path, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
   chat->add_option("--as-of", flags->as_of, "YYYY-MM-DD used as 'now' by the fhir pack (default: latest date in the record)");
+  chat->add_option("--corpus", flags->corpus_dir, "a folder of guideline documents (.md, .txt) for the rag pack");
+  chat->add_option("--extras", flags->extras_path, "a hints file (JSON) for the rag pack's query_extras");
   chat->add_option("--system-file", flags->system_file, "replace the system prompt with this file's text");
   chat->add_option("--max-steps", flags->max_steps, "model turns before stopping (status max_steps)")
       ->check(CLI::Range(1, 1000));

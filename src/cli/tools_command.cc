@@ -7,6 +7,7 @@
 #include "medreact/tool_registry.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/packs.h"
+#include "tools/rag/rag_pack.h"
 
 namespace medreact::cli {
 namespace {
@@ -25,16 +26,19 @@ int RunToolsList(const ToolsFlags& flags) {
   for (const auto& pack : KnownPacks()) {
     if (!flags.pack.empty() && flags.pack != pack.name) continue;
     ToolRegistry registry;
-    // Packs that read a record are listed from an empty one: the specs do not
-    // depend on the data.
-    Status s = pack.name == "fhir" ? RegisterFhirPack(registry, std::make_shared<const FhirStore>(
-                                                                    FhirStore::FromJson(EmptyBundle()).value()))
-                                   : RegisterPacks(registry, {pack.name});
+    // Packs that read data are listed without it: the specs do not depend on
+    // the data (fhir from an empty record, rag from its spec list).
+    Status s;
+    if (pack.name == "fhir") {
+      s = RegisterFhirPack(registry, std::make_shared<const FhirStore>(FhirStore::FromJson(EmptyBundle()).value()));
+    } else if (pack.name != "rag") {
+      s = RegisterPacks(registry, {pack.name});
+    }
     if (!s.ok()) {
       std::cerr << "medreact tools: " << s.ToString() << "\n";
       return kExitBadInput;
     }
-    for (const auto& spec : registry.Specs()) {
+    for (const auto& spec : pack.name == "rag" ? RagPackSpecs() : registry.Specs()) {
       out.push_back(Json{{"pack", pack.name},
                          {"name", spec.name},
                          {"description", spec.description},

@@ -3,6 +3,8 @@
 #include "medreact/agent.h"
 #include "tools/calc/calc_pack.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/growth/growth_pack.h"
+#include "tools/rag/rag_pack.h"
 #include "tools/util/util_pack.h"
 
 namespace medreact {
@@ -15,6 +17,10 @@ std::vector<PackInfo> KnownPacks() {
                "allergies, imaging; needs a bundle the user names"},
       {"calc", "clinical calculators (renal function, scores, ...), each citing its published formula; "
                "units converted; no patient data, no network"},
+      {"growth", "pediatric growth z-scores and percentiles (CDC 2000, WHO 2006/2007 LMS tables) and "
+                 "malnutrition bands; no patient data, no network"},
+      {"rag", "query_rag over a guideline folder (SQLite FTS5/BM25) and query_extras over a hints file; "
+              "reads only the paths the user names (--corpus, --extras)"},
   };
 }
 
@@ -52,6 +58,26 @@ Status RegisterFhir(ToolRegistry& registry, const PackContext& context) {
   return RegisterFhirPack(registry, std::make_shared<const FhirStore>(std::move(*store)));
 }
 
+Status RegisterRag(ToolRegistry& registry, const PackContext& context) {
+  if (context.corpus_dir.empty() && context.extras_path.empty()) {
+    return Status::InvalidArgument(
+        "the rag pack reads guideline files: name a folder with --corpus DIR and/or hints with --extras FILE");
+  }
+  std::shared_ptr<RagIndex> index;
+  if (!context.corpus_dir.empty()) {
+    auto opened = RagIndex::Open(context.corpus_dir);
+    if (!opened.ok()) return opened.status();
+    index = std::make_shared<RagIndex>(std::move(*opened));
+  }
+  std::shared_ptr<const ExtrasFile> extras;
+  if (!context.extras_path.empty()) {
+    auto loaded = ExtrasFile::Load(context.extras_path);
+    if (!loaded.ok()) return loaded.status();
+    extras = std::make_shared<const ExtrasFile>(std::move(*loaded));
+  }
+  return RegisterRagTools(registry, std::move(index), std::move(extras));
+}
+
 }  // namespace
 
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
@@ -64,8 +90,12 @@ Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& pac
       s = RegisterFinishTools(registry);
     } else if (pack == "calc") {
       s = RegisterCalcPack(registry);
+    } else if (pack == "growth") {
+      s = RegisterGrowthPack(registry);
     } else if (pack == "fhir") {
       s = RegisterFhir(registry, context);
+    } else if (pack == "rag") {
+      s = RegisterRag(registry, context);
     } else {
       std::string known;
       for (const auto& p : KnownPacks()) known += (known.empty() ? "" : ", ") + p.name;

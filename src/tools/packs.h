@@ -28,10 +28,13 @@ std::vector<std::string> SplitPackList(const std::string& list);
 struct PackContext {
   std::string fhir_path;  // FHIR bundle or NDJSON for the `fhir` pack. Default: none
   std::string as_of;      // "YYYY-MM-DD" for the `fhir` pack's "now". Default: latest date in the record
+  std::string corpus_dir;   // guideline folder for the `rag` pack's query_rag. Default: none
+  std::string extras_path;  // hints file (JSON) for the `rag` pack's query_extras. Default: none
 };
 
 // Registers the named packs. An unknown name → InvalidArgument listing the
-// known ones; `fhir` without a bundle path → InvalidArgument; a bundle that
+// known ones; `fhir` without a bundle path, or `rag` with neither a corpus
+// nor an extras file → InvalidArgument; a bundle, corpus or hints file that
 // cannot be read → its load error.
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
                      const PackContext& context = {});

@@ -58,14 +58,18 @@ TEST(CalcFrameworkTest, EveryCalculatorIsWellFormed) {
   for (const Calculator& c : AllCalculators()) {
     SCOPED_TRACE(c.name);
     EXPECT_TRUE(names.insert(c.name).second) << "duplicate name";
-    if (c.medcalc_id != 0) EXPECT_TRUE(ids.insert(c.medcalc_id).second) << "duplicate MedCalc id";
+    if (c.medcalc_id != 0) {
+      EXPECT_TRUE(ids.insert(c.medcalc_id).second) << "duplicate MedCalc id";
+    }
     EXPECT_FALSE(c.title.empty());
     EXPECT_FALSE(c.description.empty());
     EXPECT_GT(c.citation.size(), 20u) << "every calculator cites its published formula";
     EXPECT_TRUE(static_cast<bool>(c.compute));
     for (const CalcInput& in : c.inputs) {
       EXPECT_FALSE(in.description.empty()) << in.name;
-      if (in.type == InputType::kChoice) EXPECT_FALSE(in.choices.empty()) << in.name;
+      if (in.type == InputType::kChoice) {
+        EXPECT_FALSE(in.choices.empty()) << in.name;
+      }
     }
   }
 }

@@ -4,15 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tools/calc/calc_common.h"
 #include "tools/calc/calculator.h"
 
 namespace medreact::calc {
 namespace {
 
-CalcInput Age() {
-  return {.name = "age", .description = "Age.", .dimension = Dimension::kAge, .min = 0, .max = 130, .aliases = {"age"}};
-}
-CalcInput Sex() { return {.name = "sex", .type = InputType::kSex, .description = "Sex.", .aliases = {"sex", "gender"}}; }
 CalcInput Creatinine() {
   return {.name = "creatinine", .description = "Serum creatinine.", .dimension = Dimension::kCreatinine,
           .min = 0.05, .max = 40, .aliases = {"creatinine", "serum creatinine", "pre-operative creatinine"}};
@@ -143,7 +140,7 @@ void AddRenalCalculators(std::vector<Calculator>& out) {
                   "1976;16:31-41. Weight by BMI: Winter MA et al., Pharmacotherapy 2012;32:604-12. Ideal body "
                   "weight: Devine BJ, Drug Intell Clin Pharm 1974;8:650-5.",
       .medcalc_id = 2,
-      .inputs = {Age(), Sex(),
+      .inputs = {AgeInput(), SexInput(),
                  {.name = "weight", .description = "Body weight.", .dimension = Dimension::kMass, .min = 0.5,
                   .max = 400, .aliases = {"weight", "body weight"}},
                  Creatinine(),
@@ -164,7 +161,7 @@ void AddRenalCalculators(std::vector<Calculator>& out) {
       .citation = "Inker LA et al. New creatinine- and cystatin C-based equations to estimate GFR without race. "
                   "N Engl J Med 2021;385:1737-49. Categories: KDIGO 2012 CKD guideline, Kidney Int Suppl 2013;3:1-150.",
       .medcalc_id = 3,
-      .inputs = {Age(), Sex(), Creatinine()},
+      .inputs = {AgeInput(), SexInput(), Creatinine()},
       .compute = CkdEpi2021,
   });
   out.push_back({
@@ -175,7 +172,7 @@ void AddRenalCalculators(std::vector<Calculator>& out) {
       .citation = "Levey AS et al. Expressing the MDRD study equation for estimating GFR with standardized serum "
                   "creatinine values. Clin Chem 2007;53:766-72.",
       .medcalc_id = 9,
-      .inputs = {Age(), Sex(), Creatinine(),
+      .inputs = {AgeInput(), SexInput(), Creatinine(),
                  {.name = "black_race", .type = InputType::kBoolean,
                   .description = "Apply the original equation's race coefficient (1.212).", .required = false,
                   .aliases = {"race"}}},

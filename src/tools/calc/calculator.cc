@@ -96,6 +96,7 @@ const std::vector<Calculator>& AllCalculators() {
     AddChemistryCalculators(out);
     AddDateDoseCalculators(out);
     AddRiskScoreCalculators(out);
+    AddAcuteScoreCalculators(out);
     AddSeverityScoreCalculators(out);
     return out;
   }();

@@ -44,7 +44,8 @@ const std::vector<UnitRule>& Rules(Dimension d) {
   static const std::vector<UnitRule> kTemperature = {
       {"°C", {"c", "°c", "degc", "celsius", "degreescelsius", "degreecelsius", "degreescelsisus", "degreescelcius"},
        kSame},
-      {"°F", {"f", "°f", "degf", "fahrenheit", "degreesfahrenheit", "degreefahrenheit", "degreesfarenheit"},
+      {"°F", {"f", "°f", "degf", "fahrenheit", "degreesfahrenheit", "degreefahrenheit", "degreesfarenheit",
+            "degreesfahreinheit"},
        [](double v) { return (v - 32.0) * 5.0 / 9.0; }},
       {"K", {"k", "kelvin"}, [](double v) { return v - 273.15; }}};
   static const std::vector<UnitRule> kAge = {
@@ -92,14 +93,27 @@ const std::vector<UnitRule>& Rules(Dimension d) {
       {"10^3/µL", {"10^3/ul", "10^9/l", "x10^3/ul", "x10^9/l", "k/ul", "10e3/ul", "10e9/l", "thousand/ul",
                    "10³/ul", "10⁹/l", "x10³/ul", "x10⁹/l", "giga/l"},
        kSame},
-      {"/µL", {"/ul", "ul", "cells/ul", "/mm3", "mm3", "cells/mm3", "/mm^3", "count/ul"}, Times(0.001)},
-      {"/L", {"/l", "cells/l"}, Times(1e-9)}};
+      {"/µL", {"/ul", "ul", "cells/ul", "/mm3", "mm3", "cells/mm3", "/mm^3", "count/ul",
+                "m^3", "/m^3"},  // MedCalc-Bench writes "m^3" for mm^3; no count is given per cubic metre
+       Times(0.001)},
+      {"/L", {"/l", "cells/l", "l", "count/l"}, Times(1e-9)}};
   static const std::vector<UnitRule> kEnzyme = {{"U/L", {"u/l", "iu/l", "units/l", "unit/l"}, kSame}};
   static const std::vector<UnitRule> kDose = {
       {"mg", {"mg", "milligram", "milligrams"}, kSame},
       {"µg", {"ug", "microgram", "micrograms"}, Times(0.001)},
       {"g", {"g", "gram", "grams"}, Times(1000.0)}};
   static const std::vector<UnitRule> kBmi = {{"kg/m²", {"kg/m2", "kg/m^2", "kg/m²"}, kSame}};
+  static const std::vector<UnitRule> kInfusionRate = {
+      {"µg/kg/min", {"ug/kg/min", "mc/kg/min", "ug/kg/minute"}, kSame},
+      {"mg/kg/min", {"mg/kg/min"}, Times(1000.0)},
+      {"µg/kg/h", {"ug/kg/h", "ug/kg/hr", "ug/kg/hour"}, Times(1.0 / 60.0)}};
+  static const std::vector<UnitRule> kUrineOutput = {
+      {"mL/day", {"ml/day", "ml/d", "ml/24h", "ml/24hr", "ml/24hours"}, kSame},
+      {"L/day", {"l/day", "l/d", "l/24h", "l/24hr"}, Times(1000.0)},
+      {"mL/h", {"ml/h", "ml/hr", "ml/hour"}, Times(24.0)}};
+  static const std::vector<UnitRule> kDoseRate = {
+      {"µg/h", {"ug/h", "ug/hr", "ug/hour", "ug/hours"}, kSame},
+      {"mg/h", {"mg/h", "mg/hr", "mg/hour"}, Times(1000.0)}};
   switch (d) {
     case Dimension::kNone: return kNone;
     case Dimension::kMass: return kMass;
@@ -125,6 +139,9 @@ const std::vector<UnitRule>& Rules(Dimension d) {
     case Dimension::kEnzyme: return kEnzyme;
     case Dimension::kDose: return kDose;
     case Dimension::kBmi: return kBmi;
+    case Dimension::kInfusionRate: return kInfusionRate;
+    case Dimension::kUrineOutput: return kUrineOutput;
+    case Dimension::kDoseRate: return kDoseRate;
   }
   return kNone;
 }

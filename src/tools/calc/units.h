@@ -44,6 +44,9 @@ enum class Dimension {
   kEnzyme,         // U/L (AST, ALT)
   kDose,           // mg
   kBmi,            // kg/m²
+  kInfusionRate,   // µg/kg/min (vasoactive drug doses)
+  kUrineOutput,    // mL/day
+  kDoseRate,       // µg/h (transdermal patches: fentanyl)
 };
 
 // The canonical unit's display string, e.g. "mg/dL"; "" for kNone.
