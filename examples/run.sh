@@ -38,5 +38,18 @@ echo "    --trace $build/triage-trace.json -v"
 "$build/medreact" triage --llm-url "$url" --model scripted-example --protocol text \
   --fhir "$case_dir/fhir.json" --findings-file "$case_dir/findings.txt" --base-priority 2 \
   --trace "$build/triage-trace.json" -v
+
 echo
-echo "Trace: $build/triage-trace.json ('medreact trace show' prints it); results: $results/"
+echo "== 3. Agentic extraction, offline plan (retrieve criteria, compute z-scores, fill the schema) =="
+echo
+echo "\$ medreact extract --note examples/extract/pediatric-malnutrition.txt \\"
+echo "    --schema examples/extract/pediatric-malnutrition.schema.json \\"
+echo "    --corpus data/guidelines --extras data/guidelines/extras.json --out $build/extract-result.json"
+"$build/medreact" extract --note "$here/extract/pediatric-malnutrition.txt" \
+  --schema "$here/extract/pediatric-malnutrition.schema.json" --corpus data/guidelines \
+  --rag-db "$build/rag-index.sqlite" --extras data/guidelines/extras.json \
+  --out "$build/extract-result.json" >/dev/null
+grep -E '"(valid|malnutrition_present|severity|evidence_summary)"' "$build/extract-result.json" | cut -c1-160
+echo
+echo "Trace: $build/triage-trace.json ('medreact trace show' prints it); results: $results/,"
+echo "$build/extract-result.json"

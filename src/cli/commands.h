@@ -19,6 +19,7 @@ void AddTraceCommand(CLI::App& app, int* exit_code);
 void AddTriageCommand(CLI::App& app, int* exit_code);
 void AddWorklistCommand(CLI::App& app, int* exit_code);
 void AddCalcCommand(CLI::App& app, int* exit_code);
+void AddExtractCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

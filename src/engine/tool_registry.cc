@@ -1,48 +1,30 @@
 // ToolRegistry: registration, argument validation and guarded execution.
 //
-// Each tool's parameters schema is compiled into a valijson::Schema once, in
-// Register(), and kept beside the tool; the compiled schema is only read
-// afterwards, so Execute() may run on many threads at once. A valijson
-// Validator carries a mutable regex cache, so one is built per call instead of
-// being shared. valijson reports failures by throwing; every call into it is
-// wrapped here and becomes a Status. Validation errors are rewritten from
-// valijson's wording into short "<JSON pointer>: <problem>" items (expected vs
-// received type, allowed enum values, unexpected properties) because the text
-// goes straight back to the model, which has to fix its call from it alone.
+// Each tool's parameters schema is compiled once (JsonSchema), in Register(),
+// and kept beside the tool; the compiled schema is only read afterwards, so
+// Execute() may run on many threads at once. Validation problems come back as
+// short "<JSON pointer>: <problem>" items (json_schema.h) because the text goes
+// straight back to the model, which has to fix its call from it alone.
 #include "medreact/tool_registry.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <regex>
-#include <set>
 #include <string_view>
-#include <tuple>
 #include <utility>
 
-#ifndef VALIJSON_USE_EXCEPTIONS
-#define VALIJSON_USE_EXCEPTIONS 1  // without it valijson aborts on bad schemas
-#endif
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
-
+#include "medreact/json_schema.h"
 namespace medreact {
 
 struct ToolRegistry::Entry {
   std::unique_ptr<Tool> tool;
-  valijson::Schema schema;  // compiled once from tool->spec().parameters
+  JsonSchema schema;  // compiled once from tool->spec().parameters
 };
 
 namespace {
 
 constexpr size_t kMaxListedProblems = 8;
 constexpr size_t kMaxProblemChars = 1200;  // the problem list, before the closing hint
-constexpr size_t kMaxValuePreview = 40;
 
 std::string Quoted(std::string_view name) { return "'" + Preview(name, 64) + "'"; }
 
@@ -64,52 +46,6 @@ std::string Join(const std::vector<std::string>& items, std::string_view sep) {
     out += items[i];
   }
   return out;
-}
-
-// ---- Registration checks ---------------------------------------------------
-
-// valijson compiles "pattern" regexes lazily, during validation; compile them
-// now so a bad pattern fails Register() instead of every later call.
-Status CheckRegexes(const Json& node) {
-  if (node.is_array()) {
-    for (const Json& item : node) {
-      if (Status s = CheckRegexes(item); !s.ok()) return s;
-    }
-    return Status::OK();
-  }
-  if (!node.is_object()) return Status::OK();
-  std::vector<std::string> patterns;
-  if (auto it = node.find("pattern"); it != node.end() && it->is_string()) {
-    patterns.push_back(it->get<std::string>());
-  }
-  if (auto it = node.find("patternProperties"); it != node.end() && it->is_object()) {
-    for (const auto& [key, unused] : it->items()) patterns.push_back(key);
-  }
-  for (const std::string& pattern : patterns) {
-    try {
-      std::regex compiled(pattern);
-    } catch (const std::exception& e) {
-      return Status::InvalidArgument("invalid regex '" + Preview(pattern, 60) + "': " + e.what());
-    }
-  }
-  for (const auto& [key, child] : node.items()) {
-    if (key == "enum" || key == "const" || key == "default" || key == "examples") continue;
-    if (Status s = CheckRegexes(child); !s.ok()) return s;
-  }
-  return Status::OK();
-}
-
-Status CompileSchema(const Json& parameters, valijson::Schema& schema) {
-  try {
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(parameters);
-    parser.populateSchema(adapter, schema);
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(e.what());
-  } catch (...) {
-    return Status::InvalidArgument("unknown error while parsing the schema");
-  }
-  return CheckRegexes(parameters);
 }
 
 // ---- Unknown tools ---------------------------------------------------------
@@ -179,246 +115,6 @@ std::string CleanParseError(const char* what) {
   return std::string(text);
 }
 
-std::string TypeName(const Json& value) {
-  if (value.is_number_integer()) return "integer";
-  if (value.is_number()) return "number";
-  return value.type_name();
-}
-
-std::string ValuePreview(const Json& value) {
-  if (value.is_object()) return "object";
-  if (value.is_array()) return "array";
-  return TypeName(value) + " " + Preview(DumpJson(value), kMaxValuePreview);
-}
-
-// ---- Validation errors -----------------------------------------------------
-
-// valijson's context is {"<root>", "[name]", "[0]", ...}; these are the
-// unwrapped property names and array indices.
-std::vector<std::string> Segments(const std::vector<std::string>& context) {
-  std::vector<std::string> out;
-  for (size_t i = 1; i < context.size(); ++i) {
-    const std::string& part = context[i];
-    bool bracketed = part.size() >= 2 && part.front() == '[' && part.back() == ']';
-    out.push_back(bracketed ? part.substr(1, part.size() - 2) : part);
-  }
-  return out;
-}
-
-std::string Pointer(const std::vector<std::string>& segments) {
-  if (segments.empty()) return "(root)";
-  std::string out;
-  for (const std::string& segment : segments) {
-    out += '/';
-    for (char c : segment) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
-    }
-  }
-  return out;
-}
-
-bool IsIndex(const std::string& s) {
-  auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
-  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), digit);
-}
-
-// The instance value at `segments`, or nullptr.
-const Json* ValueAt(const Json& root, const std::vector<std::string>& segments) {
-  const Json* node = &root;
-  for (const std::string& segment : segments) {
-    if (node->is_object()) {
-      auto it = node->find(segment);
-      if (it == node->end()) return nullptr;
-      node = &*it;
-    } else if (node->is_array() && IsIndex(segment) && std::stoul(segment) < node->size()) {
-      node = &(*node)[std::stoul(segment)];
-    } else {
-      return nullptr;
-    }
-  }
-  return node;
-}
-
-// The subschema that governs `segments`, following only "properties",
-// "items" and "additionalProperties"; nullptr when it cannot be told simply
-// (references, combinators), in which case messages stay generic.
-const Json* SchemaAt(const Json& root, const std::vector<std::string>& segments) {
-  const Json* node = &root;
-  for (const std::string& segment : segments) {
-    if (!node->is_object()) return nullptr;
-    auto props = node->find("properties");
-    auto items = node->find("items");
-    auto extra = node->find("additionalProperties");
-    if (props != node->end() && props->is_object() && props->contains(segment)) {
-      node = &(*props)[segment];
-    } else if (items != node->end() && items->is_object() && IsIndex(segment)) {
-      node = &*items;
-    } else if (items != node->end() && items->is_array() && IsIndex(segment) &&
-               std::stoul(segment) < items->size()) {
-      node = &(*items)[std::stoul(segment)];
-    } else if (extra != node->end() && extra->is_object()) {
-      node = &*extra;
-    } else {
-      return nullptr;
-    }
-  }
-  return node->is_object() ? node : nullptr;
-}
-
-std::string QuotedBetween(const std::string& text, size_t from) {
-  size_t open = text.find('\'', from);
-  size_t close = text.rfind('\'');
-  if (open == std::string::npos || close <= open) return {};
-  return text.substr(open + 1, close - open - 1);
-}
-
-struct Problem {
-  std::string pointer;
-  std::string text;
-  bool operator<(const Problem& o) const { return std::tie(pointer, text) < std::tie(o.pointer, o.text); }
-};
-
-class ProblemWriter {
- public:
-  ProblemWriter(const Json& schema, const Json& args) : schema_(schema), args_(args) {}
-
-  void Add(const std::vector<std::string>& segments, const std::string& description) {
-    const Json* sub = SchemaAt(schema_, segments);
-    const Json* value = ValueAt(args_, segments);
-    if (StartsWith(description, "Missing required property")) {
-      std::vector<std::string> child = segments;
-      child.push_back(QuotedBetween(description, 0));
-      Push(child, "missing required property");
-    } else if (StartsWith(description, "Object contains a property that could not be validated")) {
-      AddUnexpected(segments, QuotedBetween(description, description.find(": '")), sub, value);
-    } else if (StartsWith(description, "Value type not permitted")) {
-      std::string text = "wrong type";
-      if (sub && sub->contains("type")) text = "expected " + TypeList((*sub)["type"]);
-      if (value) text += ", got " + ValuePreview(*value);
-      Push(segments, text);
-    } else if (StartsWith(description, "Failed to match against any enum values")) {
-      std::string text = "value not allowed";
-      if (sub && sub->contains("enum") && (*sub)["enum"].is_array()) {
-        std::vector<std::string> allowed;
-        for (const Json& option : (*sub)["enum"]) allowed.push_back(DumpJson(option));
-        text = "must be one of " + Preview(Join(allowed, ", "), 200);
-      }
-      if (value) text += "; got " + Preview(DumpJson(*value), kMaxValuePreview);
-      Push(segments, text);
-    } else if (StartsWith(description, "Expected number ")) {
-      Push(segments, Bound(description) + (value ? ", got " + Preview(DumpJson(*value), 30) : ""));
-    } else {
-      std::string text = description;
-      if (!text.empty() && text.back() == '.') text.pop_back();
-      if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-      Push(segments, text);
-    }
-  }
-
-  const std::vector<Problem>& problems() const { return problems_; }
-
- private:
-  void Push(const std::vector<std::string>& segments, std::string text) {
-    Problem problem{Pointer(segments), std::move(text)};
-    if (seen_.insert(problem).second) problems_.push_back(std::move(problem));
-  }
-
-  // valijson names only the first unexpected property; list all of them
-  // when the schema is simple enough to tell.
-  void AddUnexpected(const std::vector<std::string>& segments, const std::string& reported,
-                     const Json* sub, const Json* value) {
-    static const Json kNoProperties = Json::object();
-    const Json* props = &kNoProperties;
-    if (sub && sub->contains("properties") && (*sub)["properties"].is_object()) props = &(*sub)["properties"];
-    std::vector<std::string> allowed;
-    for (const auto& [key, unused] : props->items()) allowed.push_back(key);
-    std::vector<std::string> extras;
-    if (sub && value && value->is_object() && !sub->contains("patternProperties")) {
-      for (const auto& [key, unused] : value->items()) {
-        if (!props->contains(key)) extras.push_back(key);
-      }
-    }
-    if (extras.empty()) extras.push_back(reported);
-    std::string text = "unexpected property";
-    if (sub) text += allowed.empty() ? " (this object takes no properties)"
-                                     : " (allowed: " + Preview(Join(allowed, ", "), 200) + ")";
-    for (const std::string& extra : extras) {
-      std::vector<std::string> child = segments;
-      child.push_back(extra);
-      Push(child, text);
-    }
-  }
-
-  static std::string TypeList(const Json& type) {
-    if (type.is_string()) return type.get<std::string>();
-    std::vector<std::string> names;
-    for (const Json& t : type.is_array() ? type : Json::array()) {
-      if (t.is_string()) names.push_back(t.get<std::string>());
-    }
-    return names.empty() ? "another type" : Join(names, " or ");
-  }
-
-  // "Expected number less than or equal to 840.000000" -> "must be <= 840".
-  static std::string Bound(const std::string& description) {
-    static const std::pair<const char*, const char*> kForms[] = {
-        {"Expected number less than or equal to ", "<="},
-        {"Expected number less than ", "<"},
-        {"Expected number greater than or equal to ", ">="},
-        {"Expected number greater than ", ">"},
-    };
-    for (const auto& [prefix, op] : kForms) {
-      if (!StartsWith(description, prefix)) continue;
-      double bound = std::strtod(description.c_str() + std::string_view(prefix).size(), nullptr);
-      char buffer[64];
-      std::snprintf(buffer, sizeof(buffer), "%.15g", bound);
-      return std::string("must be ") + op + " " + buffer;
-    }
-    return description;
-  }
-
-  const Json& schema_;
-  const Json& args_;
-  std::vector<Problem> problems_;
-  std::set<Problem> seen_;
-};
-
-// A summary error ("Failed to validate item #2 in array.") that merely
-// repeats a more specific error below it.
-bool IsSummaryOfDeeperError(const valijson::ValidationResults::Error& error,
-                            const valijson::ValidationResults& all) {
-  if (!StartsWith(error.description, "Failed to validate")) return false;
-  for (const auto& other : all) {
-    if (other.context.size() > error.context.size() &&
-        std::equal(error.context.begin(), error.context.end(), other.context.begin())) {
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string DescribeProblems(const std::string& tool_name, const Json& schema, const Json& args,
-                             const valijson::ValidationResults& results) {
-  ProblemWriter writer(schema, args);
-  for (const auto& error : results) {
-    if (!IsSummaryOfDeeperError(error, results)) writer.Add(Segments(error.context), error.description);
-  }
-  std::string list;
-  size_t listed = 0;
-  for (const Problem& problem : writer.problems()) {
-    if (listed == kMaxListedProblems || list.size() > kMaxProblemChars) break;
-    if (listed > 0) list += "; ";
-    list += problem.pointer + ": " + problem.text;
-    ++listed;
-  }
-  if (listed == 0) list = "the arguments do not match the parameters schema";
-  if (listed < writer.problems().size()) {
-    list += "; ... and " + std::to_string(writer.problems().size() - listed) + " more";
-  }
-  return "Invalid arguments for " + Quoted(tool_name) + ": " + list +
-         ". Fix the arguments to match the tool's parameters and call it again.";
-}
 
 }  // namespace
 
@@ -442,12 +138,12 @@ Status ToolRegistry::Register(std::unique_ptr<Tool> tool) {
     return Status::InvalidArgument("Tool '" + spec.name +
                                    "': parameters must be a JSON Schema object with \"type\": \"object\"");
   }
-  auto entry = std::make_unique<Entry>();
-  if (Status s = CompileSchema(params, entry->schema); !s.ok()) {
+  Result<JsonSchema> schema = JsonSchema::Compile(params);
+  if (!schema.ok()) {
     return Status::InvalidArgument("Tool '" + spec.name + "': parameters are not a valid JSON Schema: " +
-                                   s.message());
+                                   schema.status().message());
   }
-  entry->tool = std::move(tool);
+  auto entry = std::make_unique<Entry>(Entry{std::move(tool), std::move(*schema)});
   order_.push_back(entry->tool->spec().name);
   tools_.emplace(order_.back(), std::move(entry));
   return Status::OK();
@@ -493,19 +189,15 @@ Result<Json> ToolRegistry::ValidateArguments(const std::string& tool_name,
     }
   }
   if (!args.is_object()) {
-    return Status::InvalidArgument("Arguments for " + name + " must be a JSON object, got " + ValuePreview(args) +
+    return Status::InvalidArgument("Arguments for " + name + " must be a JSON object, got " + DescribeJsonValue(args) +
                                    "; send a JSON object matching the tool's parameters.");
   }
 
-  valijson::ValidationResults results;
-  try {
-    valijson::Validator validator(valijson::Validator::kStrongTypes);
-    valijson::adapters::NlohmannJsonAdapter target(args);
-    if (validator.validate(entry.schema, target, &results)) return args;
-  } catch (const std::exception& e) {
-    return Status::Internal("Could not validate arguments for " + name + ": " + e.what());
-  }
-  return Status::InvalidArgument(DescribeProblems(tool_name, entry.tool->spec().parameters, args, results));
+  std::vector<SchemaProblem> problems = entry.schema.Validate(args);
+  if (problems.empty()) return args;
+  return Status::InvalidArgument("Invalid arguments for " + name + ": " +
+                                 JoinSchemaProblems(problems, kMaxListedProblems, kMaxProblemChars) +
+                                 ". Fix the arguments to match the tool's parameters and call it again.");
 }
 
 ToolResult ToolRegistry::Execute(const ToolCall& call, const ToolContext& ctx) const {

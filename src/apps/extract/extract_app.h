@@ -1,0 +1,71 @@
+// The agentic extraction app (seed 002): a clinical note + the user's JSON
+// Schema → a JSON object that validates, filled by a continuous loop of
+// reasoning and tool calls (query_rag, call_medical_function, query_extras).
+//
+//   ExtractionConfig config;               // model null → the offline planner
+//   config.rag = index; config.extras = hints;   // optional
+//   ExtractionOutcome out = RunExtraction({.note = text, .schema = schema}, config);
+//
+// The loop: one Agent run until the model answers without a tool call; the
+// answer's JSON is validated against the schema; a non-validating (or
+// missing) answer goes back to the model with the problems listed, in the
+// same conversation, at most `max_validation_retries` times; then the best
+// answer (the last one that parsed) is returned with its problems. Model
+// turns (`max_iterations`) and tool calls (`tool_call_budget`) are budgets
+// over the whole extraction, retries included. When a configured model never
+// answers (unreachable, refused), the offline planner extracts instead and
+// the result says so. The trace holds every attempt's steps.
+#ifndef MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
+#define MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "apps/extract/extract_planner.h"
+#include "medreact/agent.h"
+#include "medreact/json.h"
+#include "medreact/model.h"
+#include "tools/rag/extras.h"
+#include "tools/rag/rag_index.h"
+
+namespace medreact {
+
+struct ExtractionConfig {
+  // The model; null = the offline planner. A text-protocol model must be built
+  // with ExtractionTextProtocolOptions() so FINAL_JSON is read.
+  std::shared_ptr<ChatModel> model;
+  std::shared_ptr<RagIndex> rag;             // query_rag offered when set. Default: none
+  std::shared_ptr<const ExtrasFile> extras;  // query_extras offered when set. Default: none
+  bool fallback_to_rules = true;   // model never answered → offline planner. Default: true
+  int max_iterations = 20;         // model turns over the whole extraction (seed 002). Default: 20
+  int tool_call_budget = 40;       // tool calls over the whole extraction. Default: 40
+  int max_validation_retries = 2;  // answers sent back for correction. Default: 2
+  Millis timeout{600'000};         // the whole extraction. Default: 10 min
+  Millis tool_timeout{30'000};     // Default: 30 s
+  std::optional<double> temperature = 0.0;
+  std::optional<int> max_tokens;
+  bool stream = false;
+  EventSink on_event;
+};
+
+struct ExtractionOutcome {
+  // {"valid", "extraction", "validation_errors": [{"pointer", "problem"}],
+  //  "planner", "attempts", "agent": {"status", "iterations", "tool_calls",
+  //  "tools_used", "errors"}, "notes"}
+  OrderedJson result;
+  bool valid = false;
+  RunStatus status = RunStatus::kFinished;  // the last run's status
+  bool fell_back = false;
+  std::string model_failure;
+  RunTrace trace;                           // every attempt's steps, in order
+  std::optional<RunTrace> model_trace;      // the failed model run, when fell_back
+};
+
+// REQUIRES: task.note not blank; task.schema an object (callers check the
+// schema compiles and report bad input).
+ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConfig& config);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_

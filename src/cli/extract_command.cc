@@ -1,0 +1,149 @@
+// `medreact extract`: a clinical note + a JSON Schema → a JSON object that
+// validates, by the agentic extraction loop of seed 002 (apps/extract). The
+// result goes to stdout and, with --out, to a file; --trace writes every
+// attempt's steps. Exit 0 when the answer validates, 1 when it does not (the
+// best partial answer and its problems are still written), 2 on bad input.
+#include <iostream>
+
+#include "apps/extract/extract_app.h"
+#include "apps/extract/extract_prompts.h"
+#include "cli/cli_io.h"
+#include "cli/commands.h"
+#include "cli/model_flags.h"
+#include "medreact/json_schema.h"
+#include "medreact/trace.h"
+
+namespace medreact::cli {
+namespace {
+
+struct ExtractFlags {
+  ModelFlags model;
+  std::string planner = "auto";
+  std::string note_path;
+  std::string schema_path;
+  std::string label;
+  std::string corpus_dir;
+  std::string rag_db;
+  std::string extras_path;
+  std::string out_path;
+  std::string trace_path;
+  int max_iterations = 20;
+  int tool_budget = 40;
+  int validation_retries = 2;
+  double timeout_s = 600;
+  bool verbose = false;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "medreact extract: " << message << "\n";
+  return kExitBadInput;
+}
+
+int RunExtractCommand(const ExtractFlags& flags) {
+  Result<std::string> note = ReadInputFile(flags.note_path);
+  if (!note.ok()) return Fail("--note: " + note.status().message());
+  if (IsBlank(*note)) return Fail("--note: '" + flags.note_path + "' is empty");
+  Result<std::string> schema_text = ReadInputFile(flags.schema_path);
+  if (!schema_text.ok()) return Fail("--schema: " + schema_text.status().message());
+  Result<Json> schema = ParseJson(*schema_text);
+  if (!schema.ok()) return Fail("--schema: '" + flags.schema_path + "' is not JSON: " + schema.status().message());
+  if (!schema->is_object()) return Fail("--schema: '" + flags.schema_path + "' must hold a JSON Schema object");
+  if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
+    return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
+  }
+
+  ExtractionConfig config;
+  config.max_iterations = flags.max_iterations;
+  config.tool_call_budget = flags.tool_budget;
+  config.max_validation_retries = flags.validation_retries;
+  config.timeout = Millis(static_cast<int64_t>(flags.timeout_s * 1000));
+  if (!flags.corpus_dir.empty()) {
+    Result<RagIndex> index = RagIndex::Open(flags.corpus_dir, {.db_path = flags.rag_db});
+    if (!index.ok()) return Fail("--corpus: " + index.status().message());
+    config.rag = std::make_shared<RagIndex>(std::move(*index));
+  }
+  if (!flags.extras_path.empty()) {
+    Result<ExtrasFile> extras = ExtrasFile::Load(flags.extras_path);
+    if (!extras.ok()) return Fail("--extras: " + extras.status().message());
+    config.extras = std::make_shared<const ExtrasFile>(std::move(*extras));
+  }
+  const bool use_model = flags.planner == "model" || (flags.planner == "auto" && HasModel(flags.model));
+  if (use_model) {
+    if (!HasModel(flags.model)) {
+      return Fail("--planner model needs a model server: set MEDREACT_LLM_URL or pass --llm-url");
+    }
+    Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model, ExtractionTextProtocolOptions());
+    if (!model.ok()) return Fail(model.status().message());
+    config.model = *model;
+  }
+  if (flags.verbose) {
+    config.on_event = [](const Event& e) {  // names and timings only: no note content
+      if (e.type == EventType::kToolFinished) {
+        std::cerr << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
+                  << static_cast<long long>(e.elapsed_ms) << " ms\n";
+      } else if (e.type == EventType::kError) {
+        std::cerr << "[step " << e.step << "] model error\n";
+      }
+    };
+  }
+
+  ExtractionOutcome outcome =
+      RunExtraction({.note = *note, .schema = *schema, .label = flags.label}, config);
+  if (outcome.fell_back) {
+    std::cerr << "medreact extract: the model never answered (" << outcome.model_failure
+              << "); the offline planner extracted instead\n";
+  }
+  int exit_code = outcome.valid ? kExitOk : kExitRunFailed;
+  if (!flags.trace_path.empty()) {
+    if (Status s = WriteTraceFile(outcome.trace, flags.trace_path); !s.ok()) {
+      std::cerr << "medreact extract: " << s.message() << "\n";
+      exit_code = kExitRunFailed;
+    }
+  }
+  const std::string text = DumpJson(outcome.result, 2) + "\n";
+  if (!flags.out_path.empty()) {
+    if (Status s = WriteTextFile(text, flags.out_path); !s.ok()) {
+      std::cerr << "medreact extract: " << s.message() << "\n";
+      exit_code = kExitRunFailed;
+    }
+  }
+  std::cout << text;
+  if (!outcome.valid) {
+    std::cerr << "medreact extract: the answer does not validate against the schema; the best partial result "
+                 "and its problems are in 'validation_errors'\n";
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void AddExtractCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ExtractFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "extract", "agentic extraction (seed 002): clinical note + JSON Schema -> validated JSON, using guideline "
+                 "retrieval, medical functions and hints");
+  AddModelFlags(cmd, &flags->model);
+  cmd->add_option("--planner", flags->planner,
+                  "who extracts: model (the configured server), rules (the offline, explained plan; no server "
+                  "needed) or auto (model when --llm-url/MEDREACT_LLM_URL is set)")
+      ->check(CLI::IsMember({"auto", "model", "rules"}));
+  cmd->add_option("--note", flags->note_path, "the clinical note (text file; '-' = stdin)")->required();
+  cmd->add_option("--schema", flags->schema_path, "the JSON Schema the answer must validate against")->required();
+  cmd->add_option("--label", flags->label, "context from the requester, e.g. an expected diagnosis (not proof)");
+  cmd->add_option("--corpus", flags->corpus_dir, "a folder of guideline documents (.md, .txt) for query_rag");
+  cmd->add_option("--rag-db", flags->rag_db, "where the corpus index lives (default: inside the corpus folder)");
+  cmd->add_option("--extras", flags->extras_path, "a hints file (JSON) for query_extras");
+  cmd->add_option("--out", flags->out_path, "also write the result JSON to this file");
+  cmd->add_option("--trace", flags->trace_path, "write the extraction's trace (every attempt's steps) as JSON");
+  cmd->add_option("--max-iterations", flags->max_iterations, "model turns over the whole extraction")
+      ->check(CLI::Range(1, 200));
+  cmd->add_option("--tool-budget", flags->tool_budget, "tool calls over the whole extraction")->check(CLI::Range(1, 1000));
+  cmd->add_option("--validation-retries", flags->validation_retries,
+                  "times a non-validating answer goes back to the model")
+      ->check(CLI::Range(0, 10));
+  cmd->add_option("--timeout", flags->timeout_s, "seconds for the whole extraction")->check(CLI::PositiveNumber);
+  cmd->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
+  cmd->callback([flags, exit_code] { *exit_code = RunExtractCommand(*flags); });
+}
+
+}  // namespace medreact::cli
