@@ -57,6 +57,7 @@ class Extraction {
       AgentOptions options;
       options.system_prompt = ExtractionSystemPrompt(protocol);
       options.max_steps = turns_left;
+      // 0 would mean "unlimited" to the agent: a spent budget still allows one call in a retry.
       options.tool_call_budget = std::max(calls_left, 1);
       options.timeout = std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()));
       options.tool_timeout = config_.tool_timeout;

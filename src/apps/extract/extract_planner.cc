@@ -281,6 +281,9 @@ class Planner {
   }
 
   void Adult() {
+    if (!facts_.age_months) {
+      notes_.push_back("no age found in the note: adult (GLIM) criteria applied, with the BMI cut-offs for under 70 years");
+    }
     const double age_years = facts_.age_months ? *facts_.age_months / 12 : 0;
     const bool older = age_years >= 70;
     if (!findings_.bmi && facts_.weight_kg && facts_.height_cm) {
