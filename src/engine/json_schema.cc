@@ -22,6 +22,8 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "core/text_util.h"
+
 namespace medreact {
 
 struct JsonSchema::Impl {
@@ -33,18 +35,7 @@ namespace {
 
 constexpr size_t kMaxValuePreview = 40;
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
-std::string Join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
 
 // ---- Registration checks ---------------------------------------------------
 

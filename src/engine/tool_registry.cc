@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text_util.h"
 #include "medreact/json_schema.h"
 namespace medreact {
 
@@ -35,18 +36,7 @@ bool IsValidToolName(const std::string& name) {
   });
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
-std::string Join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
 
 // ---- Unknown tools ---------------------------------------------------------
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "apps/common/planner_support.h"
 #include "apps/extract/extract_prompts.h"
 #include "apps/extract/medical_functions.h"
 #include "medreact/json_schema.h"
@@ -13,13 +14,6 @@
 
 namespace medreact {
 namespace {
-
-// True when the model never produced a usable turn (every step's call failed).
-bool ModelNeverAnswered(const RunResult& run) {
-  if (run.status == RunStatus::kFinished || run.trace.steps.empty()) return false;
-  return std::all_of(run.trace.steps.begin(), run.trace.steps.end(),
-                     [](const StepRecord& step) { return !step.model_error.empty(); });
-}
 
 Result<std::shared_ptr<ToolRegistry>> BuildTools(const ExtractionConfig& config) {
   auto registry = std::make_shared<ToolRegistry>();

@@ -11,6 +11,7 @@
 #include <map>
 #include <utility>
 
+#include "apps/common/planner_support.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
@@ -25,11 +26,7 @@ constexpr double kCdcFromMonths = 24;  // WHO standards under 2 y, CDC 2000 from
 // GLIM 2019 (Cederholm et al., Clin Nutr 2019;38:1-9), Table 1 and Table 3.
 constexpr const char* kGlimSource = "GLIM criteria (Cederholm T, et al. Clin Nutr 2019;38:1-9)";
 
-struct Observation {
-  bool ok = false;
-  Json value;
-  std::string error;
-};
+using Observation = ToolObservation;
 
 struct Conversation {
   std::map<std::string, Observation> known;  // call key → observation
@@ -57,16 +54,7 @@ Conversation ReadConversation(const std::vector<Message>& messages) {
     } else if (m.role == Role::kTool) {
       auto it = key_of_id.find(m.tool_call_id);
       if (it == key_of_id.end()) continue;
-      Observation obs;
-      if (m.content.rfind("Error:", 0) == 0) {
-        obs.error = m.content.substr(m.content.size() > 6 && m.content[6] == ' ' ? 7 : 6);
-      } else if (Result<Json> parsed = ParseJson(m.content); parsed.ok()) {
-        obs.ok = true;
-        obs.value = std::move(parsed).value();
-      } else {
-        obs.error = "unparseable result: " + Preview(m.content);
-      }
-      conv.known[it->second] = std::move(obs);
+      conv.known[it->second] = ReadToolObservation(m.content);
     }
   }
   return conv;

@@ -16,6 +16,7 @@
 #include <map>
 #include <utility>
 
+#include "apps/common/planner_support.h"
 #include "apps/triage/triage_policy.h"
 
 namespace medreact {
@@ -44,11 +45,7 @@ constexpr const char* kSourceContrast =
     "ACR Manual on Contrast Media and ACR-NKF consensus on IV iodinated contrast in kidney disease (2020): check "
     "eGFR before contrast";
 
-struct Observation {
-  bool ok = false;
-  Json value;         // parsed JSON when ok
-  std::string error;  // when !ok
-};
+using Observation = ToolObservation;
 
 struct Conversation {
   std::string findings;
@@ -88,17 +85,7 @@ Conversation ReadConversation(const std::vector<Message>& messages) {
     } else if (m.role == Role::kTool) {
       auto it = key_of_id.find(m.tool_call_id);
       if (it == key_of_id.end()) continue;
-      Observation obs;
-      if (m.content.rfind("Error:", 0) == 0) {
-        obs.error = m.content.substr(6);
-        if (!obs.error.empty() && obs.error.front() == ' ') obs.error.erase(0, 1);
-      } else if (Result<Json> parsed = ParseJson(m.content); parsed.ok()) {
-        obs.ok = true;
-        obs.value = std::move(parsed).value();
-      } else {
-        obs.error = "unparseable result: " + Preview(m.content);
-      }
-      conv.known[it->second] = std::move(obs);
+      conv.known[it->second] = ReadToolObservation(m.content);
     }
   }
   conv.findings = last_user;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "apps/common/planner_support.h"
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
@@ -9,17 +10,6 @@
 
 namespace medreact {
 namespace {
-
-// True when the model never produced a usable turn: every step's call failed
-// (connection refused, 401, 5xx after retries, timeouts). Such a run says
-// nothing about the patient, so the rules planner decides instead.
-bool ModelNeverAnswered(const RunResult& run) {
-  if (run.status == RunStatus::kFinished || run.trace.steps.empty()) return false;
-  for (const StepRecord& step : run.trace.steps) {
-    if (step.model_error.empty()) return false;
-  }
-  return true;
-}
 
 RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const FhirStore> store,
                       const std::string& findings, const TriageConfig& config) {
