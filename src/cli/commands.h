@@ -20,6 +20,7 @@ void AddTriageCommand(CLI::App& app, int* exit_code);
 void AddWorklistCommand(CLI::App& app, int* exit_code);
 void AddCalcCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
+void AddEvalCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddWorklistCommand(app, &exit_code);
   medreact::cli::AddCalcCommand(app, &exit_code);
   medreact::cli::AddExtractCommand(app, &exit_code);
+  medreact::cli::AddEvalCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -75,6 +75,12 @@ TEST(CalcSeverityTest, GlasgowComaScore) {
   EXPECT_EQ((*r)["value"].get<double>(), 7);
   EXPECT_THAT((*r)["explanation"].get<std::string>(), HasSubstr("E1 VNT M1"));
   EXPECT_THAT((*r)["interpretation"].get<std::string>(), HasSubstr("not testable"));
+  // A motor response that cannot be tested (e.g. paralysed) is accepted the same way: E4 V5 MNT = 15.
+  Result<Json> motor = RunCalc("glasgow_coma_score", {{"eye", "eyes open spontaneously"}, {"verbal", "oriented"},
+                                                  {"motor", "not testable"}});
+  ASSERT_TRUE(motor.ok()) << motor.status().ToString();
+  EXPECT_EQ((*motor)["value"].get<double>(), 15);
+  EXPECT_THAT((*motor)["explanation"].get<std::string>(), HasSubstr("E4 V5 MNT"));
   EXPECT_THAT(Error("glasgow_coma_score", {{"eye", "eyes open spontaneously"}}), HasSubstr("verbal, motor"));
 }
 

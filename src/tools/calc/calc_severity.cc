@@ -382,7 +382,7 @@ void AddSeverityScoreCalculators(std::vector<Calculator>& out) {
                       {"best verbal response"}),
                  Pick("motor", "Best motor response.",
                       {"obeys commands", "localizes pain", "withdrawal from pain", "flexion to pain",
-                       "extension to pain", "no motor response"},
+                       "extension to pain", "no motor response", "not testable"},
                       {"best motor response"})},
       .compute = GlasgowComa,
   });

@@ -96,6 +96,7 @@ const std::vector<UnitRule>& Rules(Dimension d) {
       {"/µL", {"/ul", "ul", "cells/ul", "/mm3", "mm3", "cells/mm3", "/mm^3", "count/ul",
                 "m^3", "/m^3"},  // MedCalc-Bench writes "m^3" for mm^3; no count is given per cubic metre
        Times(0.001)},
+      {"/mL", {"/ml", "ml", "cells/ml", "count/ml", "cm^3", "/cm^3", "cm3"}, Times(1e-6)},
       {"/L", {"/l", "cells/l", "l", "count/l"}, Times(1e-9)}};
   static const std::vector<UnitRule> kEnzyme = {{"U/L", {"u/l", "iu/l", "units/l", "unit/l"}, kSame}};
   static const std::vector<UnitRule> kDose = {
