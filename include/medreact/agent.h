@@ -48,7 +48,11 @@ struct AgentOptions {
   // seed 004's next_step_prompt. Default: "" (none).
   std::string next_step_prompt;
   int max_steps = 20;                // model turns before `max_steps`. Default: 20
-  Millis timeout{0};                 // wall clock for the run; 0 = none. Default: 0
+  // Wall clock for the whole run, fallback synthesis included: every model
+  // call and tool call is cut at it. When fallback synthesis is on, the loop
+  // itself stops earlier, leaving the final call min(fallback_timeout,
+  // timeout / 4). 0 = none. Default: 0
+  Millis timeout{0};
   int64_t token_budget = 0;          // total tokens (from usage); 0 = unlimited. Default: 0
   int tool_call_budget = 0;          // tool calls in the run; 0 = unlimited. Default: 0
   int max_parallel_tools = 4;        // bounded pool size for one turn's calls. Default: 4
@@ -58,7 +62,7 @@ struct AgentOptions {
   // argument if present, else their result. Default: final_answer, terminate.
   std::vector<std::string> finish_tools = {"final_answer", "terminate"};
   bool fallback_synthesis = true;    // one last tool-less call on a limit. Default: true
-  Millis fallback_timeout{60'000};   // deadline for that call. Default: 60 s
+  Millis fallback_timeout{60'000};   // deadline for that call (within `timeout`). Default: 60 s
   std::string tool_choice = "auto";  // sent when tools are offered. Default: "auto"
   bool stream = false;               // ask the model to stream (SSE). Default: false
   std::optional<double> temperature; // Default: unset (server default)
@@ -67,6 +71,11 @@ struct AgentOptions {
   // task are sent; never separates a tool call from its results. 0 = all.
   size_t max_history_messages = 0;
   EventSink on_event;                // Default: none
+  // Cancelling this token (from any thread, or from a signal handler: it is
+  // one lock-free atomic store) stops the run as Agent::Cancel() does; one
+  // token may be shared by many runs (a worklist, a process). Default: a
+  // fresh token.
+  CancellationToken cancel;
 };
 
 extern const char kDefaultSystemPrompt[];

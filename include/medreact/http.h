@@ -31,6 +31,10 @@ struct HttpRequest {
   Millis connect_timeout{10'000};  // TCP+TLS connect. Default: 10 s
   Millis total_timeout{300'000};   // whole exchange; 0 = none. Default: 300 s
   Millis idle_timeout{60'000};     // max silence between body bytes; 0 = none. Default: 60 s
+  // Headers plus body, streamed or collected; a larger response is cut and
+  // reported as kResourceExhausted (a broken or hostile server cannot exhaust
+  // memory). Default: 64 MiB
+  size_t max_response_bytes = size_t{64} << 20;
 };
 
 struct HttpResponse {
@@ -55,6 +59,11 @@ class HttpTransport {
 };
 
 std::shared_ptr<HttpTransport> MakeCurlTransport();
+
+// `url` fit for messages, logs and traces: user name and password
+// ("http://user:pass@host") and the query string ("?key=...") are replaced
+// by "***", so a credential given in a URL is never printed.
+std::string RedactUrl(std::string_view url);
 
 }  // namespace medreact
 

@@ -61,10 +61,11 @@ struct RunTrace {
 // Ordered so the contract's fields come first in files.
 OrderedJson ToJson(const RunTrace& trace);
 
-// Writes pretty JSON atomically (temp file + rename). Creates no directories.
+// Writes pretty JSON atomically (temp file + rename), readable by the owner
+// only (0600: a trace holds patient data). Creates no directories.
 Status WriteTraceFile(const RunTrace& trace, const std::string& path);
 
-// Writes text atomically (temp file in the same directory + rename).
+// Writes text atomically (temp file in the same directory + rename), 0600.
 Status WriteTextFile(const std::string& text, const std::string& path);
 
 // Pretty JSON, atomically.

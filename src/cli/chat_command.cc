@@ -6,13 +6,17 @@
 // (--trace) and the event log (--events) are files the user asked for; logs
 // never carry the message text.
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <iterator>
 #include <mutex>
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
+#include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "medreact/agent.h"
 #include "tools/packs.h"
@@ -48,8 +52,11 @@ struct ChatFlags {
 // Everything that can be checked before a model is called; exit code 2 on failure.
 Result<RunRequest> BuildRequest(const ChatFlags& flags) {
   RunRequest request;
+  if (!flags.message_file.empty() && !flags.message.empty()) {
+    return Status::InvalidArgument("give the message either as MESSAGE or with --message-file, not both");
+  }
   if (!flags.message_file.empty()) {
-    auto text = ReadInputFile(flags.message_file);
+    auto text = ReadInputFile(flags.message_file, "message");
     if (!text.ok()) return text.status();
     request.message = *text;
   } else {
@@ -57,6 +64,13 @@ Result<RunRequest> BuildRequest(const ChatFlags& flags) {
   }
   if (IsBlank(request.message)) {
     return Status::InvalidArgument("the message is empty: give MESSAGE or --message-file FILE");
+  }
+  // Output paths are checked before the run, so a typo costs nothing.
+  if (!flags.trace_path.empty()) {
+    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return s;
+  }
+  if (!flags.events_path.empty()) {
+    if (Status s = CheckOutputPath(flags.events_path, "event log (--events)"); !s.ok()) return s;
   }
   return request;
 }
@@ -95,7 +109,7 @@ int RunChat(const ChatFlags& flags) {
 
   AgentOptions options;
   if (!flags.system_file.empty()) {
-    auto text = ReadInputFile(flags.system_file);
+    auto text = ReadInputFile(flags.system_file, "system prompt");
     if (!text.ok()) {
       std::cerr << "medreact chat: " << text.status().message() << "\n";
       return kExitBadInput;
@@ -103,8 +117,8 @@ int RunChat(const ChatFlags& flags) {
     options.system_prompt = *text;
   }
   options.max_steps = flags.max_steps;
-  options.timeout = Millis(static_cast<int64_t>(flags.timeout_s * 1000));
-  options.tool_timeout = Millis(static_cast<int64_t>(flags.tool_timeout_s * 1000));
+  options.timeout = SecondsToMillis(flags.timeout_s);
+  options.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
   options.token_budget = flags.token_budget;
   options.tool_call_budget = flags.tool_budget;
   options.max_parallel_tools = flags.parallel;
@@ -112,17 +126,24 @@ int RunChat(const ChatFlags& flags) {
   options.temperature = flags.temperature;
   options.max_tokens = flags.max_tokens;
 
-  std::ofstream events;
+  options.cancel = InstallInterruptHandlers();
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> events(nullptr, &std::fclose);
   if (!flags.events_path.empty()) {
-    events.open(flags.events_path, std::ios::trunc);
-    if (!events) {
-      std::cerr << "medreact chat: cannot write '" << flags.events_path << "'\n";
+    Result<std::FILE*> file = OpenPrivateFile(flags.events_path, "event log (--events)");
+    if (!file.ok()) {
+      std::cerr << "medreact chat: " << file.status().message() << "\n";
       return kExitBadInput;
     }
+    events.reset(*file);
   }
-  if (events.is_open() || flags.verbose || flags.stream) {
+  if (events || flags.verbose || flags.stream) {
     options.on_event = [&](const Event& e) {
-      if (events.is_open()) events << DumpJson(ToJson(e)) << "\n" << std::flush;
+      if (events) {
+        const std::string line = DumpJson(ToJson(e)) + "\n";
+        std::fwrite(line.data(), 1, line.size(), events.get());
+        std::fflush(events.get());
+      }
       if (flags.stream && e.type == EventType::kModelDelta) std::cerr << e.text << std::flush;
       if (flags.stream && e.type == EventType::kAssistantMessage && !e.text.empty()) std::cerr << "\n";
       if (!flags.verbose) return;
@@ -149,7 +170,7 @@ int RunChat(const ChatFlags& flags) {
   if (!flags.trace_path.empty()) {
     if (Status s = WriteTraceFile(result.trace, flags.trace_path); !s.ok()) {
       std::cerr << "medreact chat: " << s.message() << "\n";
-      return kExitRunFailed;
+      return ExitCodeAfterInterrupt(kExitRunFailed);
     }
   }
   if (flags.json) {
@@ -166,9 +187,9 @@ int RunChat(const ChatFlags& flags) {
   if (result.status != RunStatus::kFinished) {
     std::cerr << "medreact chat: run ended with status '" << RunStatusName(result.status)
               << "': " << result.error << "\n";
-    return kExitRunFailed;
+    return ExitCodeAfterInterrupt(kExitRunFailed);
   }
-  return kExitOk;
+  return ExitCodeAfterInterrupt(kExitOk);
 }
 
 }  // namespace
@@ -188,17 +209,19 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("--max-steps", flags->max_steps, "model turns before stopping (status max_steps)")
       ->check(CLI::Range(1, 1000));
   chat->add_option("--timeout", flags->timeout_s, "seconds for the whole run (status timeout)")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds());
   chat->add_option("--tool-timeout", flags->tool_timeout_s, "seconds for one tool call")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds());
   chat->add_option("--token-budget", flags->token_budget, "total tokens before stopping (0 = none)")
       ->check(CLI::NonNegativeNumber);
   chat->add_option("--tool-budget", flags->tool_budget, "tool calls before stopping (0 = none)")
       ->check(CLI::NonNegativeNumber);
   chat->add_option("--parallel", flags->parallel, "tool calls of one turn run at once")
       ->check(CLI::Range(1, 64));
-  chat->add_option("--temperature", flags->temperature, "sampling temperature sent to the server");
-  chat->add_option("--max-tokens", flags->max_tokens, "max tokens per model turn");
+  chat->add_option("--temperature", flags->temperature, "sampling temperature sent to the server")
+      ->check(FiniteRange(0, 2, "temperature units"));
+  chat->add_option("--max-tokens", flags->max_tokens, "max tokens per model turn")
+      ->check(CLI::Range(1, 10'000'000));
   chat->add_flag("--stream", flags->stream, "stream the model's text to stderr as it arrives (SSE)");
   chat->add_flag("--json", flags->json, "print the result as JSON");
   chat->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");

@@ -2,22 +2,22 @@
 #ifndef MEDREACT_CLI_CLI_IO_H_
 #define MEDREACT_CLI_CLI_IO_H_
 
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <cstdio>
 #include <string>
+#include <string_view>
 
+#include "core/file_io.h"
 #include "medreact/status.h"
 
 namespace medreact::cli {
 
-// The whole file, or standard input for "-". NotFound naming the path when it
-// cannot be read.
-inline Result<std::string> ReadInputFile(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read '" + path + "'");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// The whole file, or standard input for "-", checked and capped as
+// ReadUserFile does (a folder, a missing file or one over `max_bytes` is an
+// error naming the path). `what` names the input in messages ("note").
+inline Result<std::string> ReadInputFile(const std::string& path, std::string_view what,
+                                         size_t max_bytes = kMaxTextInputBytes) {
+  if (path == "-") return ReadUserStream(stdin, what, max_bytes);
+  return ReadUserFile(path, what, max_bytes);
 }
 
 inline bool IsBlank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }

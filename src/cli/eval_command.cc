@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "eval/medcalc_eval.h"
 #include "medreact/json.h"
+#include "medreact/trace.h"
 #include "tools/calc/calculator.h"
 
 namespace medreact::cli {
@@ -27,7 +28,13 @@ struct EvalFlags {
 };
 
 int RunEvalMedcalc(const EvalFlags& flags) {
-  Result<std::string> text = ReadInputFile(flags.data);
+  if (!flags.out.empty()) {
+    if (Status s = CheckOutputPath(flags.out, "results (--out)"); !s.ok()) {
+      std::cerr << "medreact eval medcalc: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  Result<std::string> text = ReadInputFile(flags.data, "benchmark CSV", kMaxDataFileBytes);
   if (!text.ok()) {
     std::cerr << "medreact eval medcalc: " << text.status().message() << "\n";
     return kExitBadInput;
@@ -50,10 +57,8 @@ int RunEvalMedcalc(const EvalFlags& flags) {
   }
   std::cout << report.Table();
   if (!flags.out.empty()) {
-    std::ofstream out(flags.out, std::ios::binary | std::ios::trunc);
-    out << DumpJson(report.ToJson(), 2) << "\n";
-    if (!out.good()) {
-      std::cerr << "medreact eval medcalc: cannot write '" << flags.out << "'\n";
+    if (Status s = WriteTextFile(DumpJson(report.ToJson(), 2) + "\n", flags.out); !s.ok()) {
+      std::cerr << "medreact eval medcalc: " << s.message() << "\n";
       return kExitRunFailed;
     }
   }

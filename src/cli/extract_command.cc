@@ -9,6 +9,8 @@
 #include "apps/extract/extract_prompts.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
+#include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "medreact/json_schema.h"
 #include "medreact/trace.h"
@@ -32,6 +34,7 @@ struct ExtractFlags {
   int validation_retries = 2;
   double timeout_s = 600;
   bool verbose = false;
+  bool require_model = false;
 };
 
 int Fail(const std::string& message) {
@@ -40,10 +43,13 @@ int Fail(const std::string& message) {
 }
 
 int RunExtractCommand(const ExtractFlags& flags) {
-  Result<std::string> note = ReadInputFile(flags.note_path);
+  if (flags.note_path == "-" && flags.schema_path == "-") {
+    return Fail("--note and --schema cannot both be read from standard input ('-')");
+  }
+  Result<std::string> note = ReadInputFile(flags.note_path, "note");
   if (!note.ok()) return Fail("--note: " + note.status().message());
   if (IsBlank(*note)) return Fail("--note: '" + flags.note_path + "' is empty");
-  Result<std::string> schema_text = ReadInputFile(flags.schema_path);
+  Result<std::string> schema_text = ReadInputFile(flags.schema_path, "schema", kMaxJsonConfigBytes);
   if (!schema_text.ok()) return Fail("--schema: " + schema_text.status().message());
   Result<Json> schema = ParseJson(*schema_text);
   if (!schema.ok()) return Fail("--schema: '" + flags.schema_path + "' is not JSON: " + schema.status().message());
@@ -51,12 +57,19 @@ int RunExtractCommand(const ExtractFlags& flags) {
   if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
     return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
   }
+  if (!flags.out_path.empty()) {
+    if (Status s = CheckOutputPath(flags.out_path, "result (--out)"); !s.ok()) return Fail(s.message());
+  }
+  if (!flags.trace_path.empty()) {
+    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return Fail(s.message());
+  }
 
   ExtractionConfig config;
   config.max_iterations = flags.max_iterations;
   config.tool_call_budget = flags.tool_budget;
   config.max_validation_retries = flags.validation_retries;
-  config.timeout = Millis(static_cast<int64_t>(flags.timeout_s * 1000));
+  config.timeout = SecondsToMillis(flags.timeout_s);
+  config.cancel = InstallInterruptHandlers();
   if (!flags.corpus_dir.empty()) {
     Result<RagIndex> index = RagIndex::Open(flags.corpus_dir, {.db_path = flags.rag_db});
     if (!index.ok()) return Fail("--corpus: " + index.status().message());
@@ -94,6 +107,7 @@ int RunExtractCommand(const ExtractFlags& flags) {
               << "); the offline planner extracted instead\n";
   }
   int exit_code = outcome.valid ? kExitOk : kExitRunFailed;
+  if (outcome.fell_back && flags.require_model) exit_code = kExitRunFailed;
   if (!flags.trace_path.empty()) {
     if (Status s = WriteTraceFile(outcome.trace, flags.trace_path); !s.ok()) {
       std::cerr << "medreact extract: " << s.message() << "\n";
@@ -112,7 +126,7 @@ int RunExtractCommand(const ExtractFlags& flags) {
     std::cerr << "medreact extract: the answer does not validate against the schema; the best partial result "
                  "and its problems are in 'validation_errors'\n";
   }
-  return exit_code;
+  return ExitCodeAfterInterrupt(exit_code);
 }
 
 }  // namespace
@@ -141,8 +155,11 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--validation-retries", flags->validation_retries,
                   "times a non-validating answer goes back to the model")
       ->check(CLI::Range(0, 10));
-  cmd->add_option("--timeout", flags->timeout_s, "seconds for the whole extraction")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", flags->timeout_s, "seconds for the whole extraction")->check(Seconds());
   cmd->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
+  cmd->add_flag("--require-model", flags->require_model,
+                "exit 1 when the model never answered and the offline planner extracted instead "
+                "(the result is still written, marked 'rules (fallback)')");
   cmd->callback([flags, exit_code] { *exit_code = RunExtractCommand(*flags); });
 }
 

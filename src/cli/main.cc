@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "medreact/json.h"
 
 int main(int argc, char** argv) {
   // Logs go to stderr and never carry note text or patient identifiers;
@@ -44,6 +45,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "medreact: " << e.what() << "\nRun 'medreact --help' for usage.\n";
     return medreact::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    // Every known failure is a value with its own message; reaching this is a
+    // bug. Say so plainly rather than abort without a word.
+    std::cerr << "medreact: internal error (please report it): " << medreact::Preview(e.what(), 300) << "\n";
+    return medreact::cli::kExitRunFailed;
   }
   return exit_code;
 }

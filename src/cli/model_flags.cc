@@ -1,5 +1,7 @@
 #include "cli/model_flags.h"
 
+#include "cli/flag_checks.h"
+#include "medreact/http.h"
 #include "medreact/openai.h"
 
 namespace medreact::cli {
@@ -18,20 +20,20 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags) {
       ->check(CLI::IsMember({"native", "text"}));
   command->add_option("--request-timeout", flags->request_timeout_s,
                       "seconds allowed for one model request")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds());
   command->add_option("--max-retries", flags->max_retries, "retries on 408/409/429/5xx and connection errors")
       ->check(CLI::Range(0, 20));
 }
 
 Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const TextProtocolOptions& text_options) {
   if (flags.llm_url.rfind("http://", 0) != 0 && flags.llm_url.rfind("https://", 0) != 0) {
-    return Status::InvalidArgument("--llm-url must start with http:// or https://, got '" + flags.llm_url + "'");
+    return Status::InvalidArgument("--llm-url must start with http:// or https://, got '" + RedactUrl(flags.llm_url) + "'");
   }
   OpenAIOptions options;
   options.base_url = flags.llm_url;
   options.model = flags.model;
   options.api_key = flags.api_key;
-  options.request_timeout = Millis(static_cast<int64_t>(flags.request_timeout_s * 1000));
+  options.request_timeout = SecondsToMillis(flags.request_timeout_s);
   options.max_retries = flags.max_retries;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
   if (flags.protocol == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model), text_options));

@@ -1,27 +1,47 @@
 // `medreact trace show FILE`: a run trace as a person reads it — status,
 // model, timings, then each step's text, calls and results, one line each
 // (long values shortened). The JSON file stays the record; this is a view.
-#include <fstream>
+//
+// The file is the user's and may have been edited or cut short: every field
+// is read with a type check (a null elapsed_ms, a number where a string was
+// expected or a step that is not an object are shown as absent), and text is
+// printed through Preview, so control characters cannot reach the terminal.
 #include <iostream>
-#include <iterator>
 
+#include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "medreact/json.h"
 
 namespace medreact::cli {
 namespace {
 
-std::string Str(const Json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+std::string Str(const Json& j, const char* key) { return Printable(StringOr(j, key)); }
+
+std::string Ms(const Json& j, const char* key) {
+  return std::to_string(static_cast<long long>(NumberOr(j, key, 0.0))) + " ms";
+}
+
+const Json& ArrayOr(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : kEmpty;
+}
+
+const Json& ObjectOr(const Json& j, const char* key) {
+  static const Json kEmpty = Json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
 }
 
 int RunTraceShow(const std::string& path, size_t width) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "medreact trace: cannot read '" << path << "'\n";
+  Result<std::string> text = ReadInputFile(path, "trace", kMaxDataFileBytes);
+  if (!text.ok()) {
+    std::cerr << "medreact trace: " << text.status().message() << "\n";
     return kExitBadInput;
   }
-  auto trace = ParseJson(std::string(std::istreambuf_iterator<char>(in), {}));
+  auto trace = ParseJson(*text);
   if (!trace.ok() || !trace->is_object() || !trace->contains("steps") || !(*trace)["steps"].is_array()) {
     std::cerr << "medreact trace: '" << path << "' is not a medreact run trace"
               << (trace.ok() ? "" : ": " + trace.status().message()) << "\n";
@@ -30,29 +50,29 @@ int RunTraceShow(const std::string& path, size_t width) {
   const Json& t = *trace;
   std::cout << "status:   " << Str(t, "status") << "\n"
             << "model:    " << Str(t, "model") << " (" << Str(t, "protocol") << ")\n"
-            << "started:  " << Str(t, "started_at") << ", " << t.value("elapsed_ms", 0.0) << " ms\n";
-  if (t.contains("usage")) std::cout << "tokens:   " << t["usage"].value("total_tokens", 0) << "\n";
+            << "started:  " << Str(t, "started_at") << ", " << Ms(t, "elapsed_ms") << "\n";
+  if (t.contains("usage")) std::cout << "tokens:   " << IntegerOr(ObjectOr(t, "usage"), "total_tokens", 0) << "\n";
   if (!Str(t, "error").empty()) std::cout << "stopped:  " << Str(t, "error") << "\n";
-  for (const Json& s : t["steps"]) {
-    std::cout << "step " << s.value("index", 0) << (Str(s, "kind") == "fallback" ? " (fallback synthesis)" : "")
-              << ", " << s.value("elapsed_ms", 0.0) << " ms\n";
-    const Json& a = s.value("assistant", Json::object());
+  for (const Json& s : ArrayOr(t, "steps")) {
+    std::cout << "step " << IntegerOr(s, "index", 0) << (Str(s, "kind") == "fallback" ? " (fallback synthesis)" : "")
+              << ", " << Ms(s, "elapsed_ms") << "\n";
+    const Json& a = ObjectOr(s, "assistant");
     if (!Str(a, "content").empty()) std::cout << "  says:   " << Preview(Str(a, "content"), width) << "\n";
-    const Json calls = a.value("tool_calls", Json::array());
-    const Json results = s.value("tool_results", Json::array());
+    const Json& calls = ArrayOr(a, "tool_calls");
+    const Json& results = ArrayOr(s, "tool_results");
     for (size_t i = 0; i < calls.size(); ++i) {
       std::cout << "  call:   " << Str(calls[i], "name") << " " << Preview(Str(calls[i], "arguments"), width) << "\n";
       if (i < results.size()) {
         const Json& r = results[i];
-        bool ok = r.value("ok", false);
+        const bool ok = BoolOr(r, "ok", false);
         std::cout << (ok ? "  result: " : "  error:  ") << Preview(ok ? Str(r, "content") : Str(r, "error"), width)
                   << "\n";
       }
     }
     if (!Str(s, "parse_error").empty()) std::cout << "  unusable reply: " << Preview(Str(s, "parse_error"), width) << "\n";
     if (!Str(s, "model_error").empty()) std::cout << "  model error: " << Str(s, "model_error") << "\n";
-    for (const Json& note : s.value("notes", Json::array())) {
-      if (note.is_string()) std::cout << "  note:   " << note.get<std::string>() << "\n";
+    for (const Json& note : ArrayOr(s, "notes")) {
+      if (note.is_string()) std::cout << "  note:   " << Printable(note.get<std::string>()) << "\n";
     }
   }
   std::cout << "answer:   " << Str(t, "answer") << "\n";
@@ -68,7 +88,7 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
   trace->require_subcommand(1);
   CLI::App* show = trace->add_subcommand("show", "print a run trace (from --trace) for a person to read");
   show->add_option("file", *path, "the trace JSON file")->required();
-  show->add_option("--width", *width, "shorten long values to this many characters");
+  show->add_option("--width", *width, "shorten long values to this many characters")->check(CLI::Range(8, 100000));
   show->callback([path, width, exit_code] { *exit_code = RunTraceShow(*path, *width); });
 }
 

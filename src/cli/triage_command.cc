@@ -7,6 +7,7 @@
 #include "apps/triage/triage_app.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/triage_flags.h"
 #include "medreact/trace.h"
 
@@ -36,11 +37,17 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
   }
   std::string findings = flags.findings;
   if (!flags.findings_file.empty()) {
-    Result<std::string> text = ReadInputFile(flags.findings_file);
+    Result<std::string> text = ReadInputFile(flags.findings_file, "findings");
     if (!text.ok()) return Fail(text.status().message());
     findings = *text;
   }
   if (IsBlank(findings)) return Fail("the findings are empty");
+  if (!flags.out_path.empty()) {
+    if (Status s = CheckOutputPath(flags.out_path, "result (--out)"); !s.ok()) return Fail(s.message());
+  }
+  if (!flags.trace_path.empty()) {
+    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return Fail(s.message());
+  }
   while (!findings.empty() && (findings.back() == '\n' || findings.back() == '\r')) findings.pop_back();
 
   Result<FhirStore> store = FhirStore::LoadFile(flags.fhir_path);
@@ -51,6 +58,7 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
   Result<TriageSetup> setup = MakeTriageSetup(flags.triage);
   if (!setup.ok()) return Fail(setup.status().message());
   TriageConfig config = setup->config;
+  config.cancel = InstallInterruptHandlers();
   if (setup->make_model) {
     Result<std::shared_ptr<ChatModel>> model = setup->make_model();
     if (!model.ok()) return Fail(model.status().message());
@@ -74,6 +82,7 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
               << "); the rules planner decided instead\n";
   }
   int exit_code = outcome.agent_ran && outcome.status != RunStatus::kFinished ? kExitRunFailed : kExitOk;
+  if (outcome.fell_back && flags.triage.require_model) exit_code = kExitRunFailed;
   if (!flags.trace_path.empty() && outcome.trace) {
     if (Status s = WriteTraceFile(*outcome.trace, flags.trace_path); !s.ok()) {
       std::cerr << "medreact triage: " << s.message() << "\n";
@@ -92,7 +101,7 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
     std::cerr << "medreact triage: the investigation ended with status '" << RunStatusName(outcome.status)
               << "'; the result uses what it found\n";
   }
-  return exit_code;
+  return ExitCodeAfterInterrupt(exit_code);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "cli/triage_flags.h"
 
 #include "apps/triage/triage_prompts.h"
+#include "cli/flag_checks.h"
 
 namespace medreact::cli {
 
@@ -12,17 +13,20 @@ void AddTriageFlags(CLI::App* command, TriageFlags* flags) {
       ->check(CLI::IsMember({"auto", "model", "rules"}));
   command->add_flag("--no-agent", flags->no_agent, "skip the investigation: base priority only (static baseline)");
   command->add_option("--max-steps", flags->max_steps, "model turns per investigation")->check(CLI::Range(1, 100));
-  command->add_option("--timeout", flags->timeout_s, "seconds for one investigation")->check(CLI::PositiveNumber);
+  command->add_option("--timeout", flags->timeout_s, "seconds for one investigation")->check(Seconds());
   command->add_option("--tool-timeout", flags->tool_timeout_s, "seconds for one tool call")
-      ->check(CLI::PositiveNumber);
+      ->check(Seconds());
+  command->add_flag("--require-model", flags->require_model,
+                    "exit 1 when the model never answered and the rules planner decided instead "
+                    "(the result is still written, marked 'rules (fallback)')");
 }
 
 Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags) {
   TriageSetup setup;
   setup.config.agent = !flags.no_agent;
   setup.config.max_steps = flags.max_steps;
-  setup.config.timeout = Millis(static_cast<int64_t>(flags.timeout_s * 1000));
-  setup.config.tool_timeout = Millis(static_cast<int64_t>(flags.tool_timeout_s * 1000));
+  setup.config.timeout = SecondsToMillis(flags.timeout_s);
+  setup.config.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
   const bool use_model = flags.planner == "model" || (flags.planner == "auto" && HasModel(flags.model));
   if (!use_model || flags.no_agent) return setup;
   if (!HasModel(flags.model)) {

@@ -22,6 +22,7 @@ struct TriageFlags {
   int max_steps = 10;
   double timeout_s = 300;
   double tool_timeout_s = 30;
+  bool require_model = false;  // a rules fallback is a failure (exit 1), not a silent success
 };
 
 void AddTriageFlags(CLI::App* command, TriageFlags* flags);

@@ -2,13 +2,16 @@
 // one result (and trace) per case plus worklist.json sorted by final
 // priority, and print a table. Progress goes to stderr: one updating line on
 // a terminal, one line per case otherwise; it names cases, never record content.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "apps/triage/worklist.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/triage_flags.h"
 
 namespace medreact::cli {
@@ -34,10 +37,25 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     std::cerr << "medreact worklist: " << setup.status().message() << "\n";
     return kExitBadInput;
   }
+  if (!flags.out_dir.empty()) {  // checked before any case runs
+    struct stat st {};
+    if (::stat(flags.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+      std::cerr << "medreact worklist: --out '" << flags.out_dir << "' exists and is not a folder\n";
+      return kExitBadInput;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(flags.out_dir, ec);
+    if (ec || ::access(flags.out_dir.c_str(), W_OK) != 0) {
+      std::cerr << "medreact worklist: cannot write to --out '" << flags.out_dir << "'"
+                << (ec ? ": " + ec.message() : "") << "\n";
+      return kExitBadInput;
+    }
+  }
   WorklistOptions options;
   options.concurrency = flags.concurrency;
   options.make_model = setup->make_model;
   options.triage = setup->config;
+  options.triage.cancel = InstallInterruptHandlers();
   options.out_dir = flags.out_dir;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   if (!flags.quiet) {
@@ -76,7 +94,14 @@ int RunWorklistCommand(const WorklistFlags& flags) {
               << " investigation(s) ended on a limit or error\n";
     exit_code = kExitRunFailed;
   }
-  return exit_code;
+  size_t fell_back = 0;
+  for (const WorklistCaseResult& c : report.cases) fell_back += c.ok && c.fell_back;
+  if (fell_back > 0 && flags.triage.require_model) {
+    std::cerr << "medreact worklist: the model never answered for " << fell_back
+              << " case(s); the rules planner decided them (--require-model)\n";
+    exit_code = kExitRunFailed;
+  }
+  return ExitCodeAfterInterrupt(exit_code);
 }
 
 }  // namespace

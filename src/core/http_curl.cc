@@ -64,9 +64,19 @@ struct Transfer {
   Millis idle_timeout{0};
   HttpResponse response;
   SteadyClock::time_point last_byte = SteadyClock::now();
+  size_t max_bytes = 0;   // 0 = no limit
+  size_t bytes_seen = 0;  // headers and body
   bool cancelled = false;
   bool idle_expired = false;
   bool handler_aborted = false;
+  bool too_large = false;
+
+  // Counts n more received bytes; false (and too_large) past the limit.
+  bool Count(size_t n) {
+    bytes_seen += n;
+    if (max_bytes > 0 && bytes_seen > max_bytes) too_large = true;
+    return !too_large;
+  }
 
   bool streaming() const { return on_chunk != nullptr && *on_chunk && response.status / 100 == 2; }
 
@@ -90,6 +100,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   size_t n = size * count;
   transfer->last_byte = SteadyClock::now();
+  if (!transfer->Count(n)) return 0;  // libcurl stops with CURLE_WRITE_ERROR
   std::string_view line = TrimLine(std::string_view(data, n));
   if (line.starts_with("HTTP/")) {
     transfer->response.headers.clear();
@@ -118,6 +129,7 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   size_t n = size * count;
   transfer->last_byte = SteadyClock::now();
+  if (!transfer->Count(n)) return 0;  // libcurl stops with CURLE_WRITE_ERROR
   if (!transfer->streaming()) {
     transfer->response.body.append(data, n);
     return n;
@@ -172,6 +184,10 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
                     const HttpRequest& request, CURL* easy) {
   const std::string peer = HostPort(request.url);
   if (transfer.cancelled) return Status::Cancelled("request to " + peer + " cancelled");
+  if (transfer.too_large) {
+    return Status::ResourceExhausted("the response from " + peer + " is larger than the " +
+                                     std::to_string(request.max_response_bytes >> 20) + " MiB limit");
+  }
   if (transfer.idle_expired) {
     return Status::Timeout("idle timeout: no data from " + peer + " for " +
                            std::to_string(request.idle_timeout.count()) + " ms");
@@ -182,13 +198,22 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
   std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT: {
+      // Which phase ran out: no connection (a reused one has a non-zero
+      // pre-transfer time even when its connect time is 0), or a connection
+      // that sent no response, or a response that did not finish.
       curl_off_t connect_us = 0;
+      curl_off_t pretransfer_us = 0;
       curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
-      if (connect_us == 0) {
+      curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+      if (connect_us == 0 && pretransfer_us == 0) {
         return Status::Timeout("connect timeout: " + peer + " not reached within " +
                                std::to_string(request.connect_timeout.count()) + " ms");
       }
-      return Status::Timeout("total timeout: request to " + peer + " took longer than " +
+      if (transfer.bytes_seen == 0) {
+        return Status::Timeout("read timeout: " + peer + " accepted the request but sent no response within " +
+                               std::to_string(request.total_timeout.count()) + " ms");
+      }
+      return Status::Timeout("total timeout: the response from " + peer + " did not complete within " +
                              std::to_string(request.total_timeout.count()) + " ms");
     }
     case CURLE_ABORTED_BY_CALLBACK:
@@ -268,6 +293,7 @@ class CurlTransport : public HttpTransport {
     transfer.on_chunk = &on_chunk;
     transfer.cancel = &cancel;
     transfer.idle_timeout = request.idle_timeout;
+    transfer.max_bytes = request.max_response_bytes;
     char error_buffer[CURL_ERROR_SIZE] = {0};
 
     curl_slist* raw_headers = nullptr;
@@ -344,5 +370,26 @@ class CurlTransport : public HttpTransport {
 }  // namespace
 
 std::shared_ptr<HttpTransport> MakeCurlTransport() { return std::make_shared<CurlTransport>(); }
+
+std::string RedactUrl(std::string_view url) {
+  std::string out;
+  size_t authority = url.find("://");
+  authority = authority == std::string_view::npos ? 0 : authority + 3;
+  const size_t authority_end = std::min(url.find_first_of("/?#", authority), url.size());
+  const std::string_view host_part = url.substr(authority, authority_end - authority);
+  const size_t at = host_part.rfind('@');
+  out.append(url.substr(0, authority));
+  if (at != std::string_view::npos) out += "***@";
+  out.append(at == std::string_view::npos ? host_part : host_part.substr(at + 1));
+  std::string_view rest = url.substr(authority_end);
+  const size_t query = rest.find('?');
+  if (query == std::string_view::npos) {
+    out.append(rest);
+  } else {
+    out.append(rest.substr(0, query));
+    out += "?***";
+  }
+  return out;
+}
 
 }  // namespace medreact

@@ -45,10 +45,19 @@ Message Message::Tool(std::string tool_call_id, std::string tool_name, std::stri
   return m;
 }
 
+namespace {
+// Counts come from servers; a sum that would overflow stays at the maximum.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+}  // namespace
+
 Usage& Usage::operator+=(const Usage& other) {
-  prompt_tokens += other.prompt_tokens;
-  completion_tokens += other.completion_tokens;
-  total_tokens += other.total_tokens;
+  prompt_tokens = SaturatingAdd(prompt_tokens, other.prompt_tokens);
+  completion_tokens = SaturatingAdd(completion_tokens, other.completion_tokens);
+  total_tokens = SaturatingAdd(total_tokens, other.total_tokens);
   return *this;
 }
 

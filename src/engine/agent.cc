@@ -69,6 +69,28 @@ void EnsureUniqueCallIds(std::vector<ToolCall>& calls) {
   }
 }
 
+// The loop stops at this deadline; the time from it to the run's own end is
+// kept for fallback synthesis, so the final call is bounded by the run's
+// timeout too (min(fallback_timeout, timeout / 4); all of it without fallback).
+Deadline WorkingDeadline(const AgentOptions& o) {
+  if (o.timeout <= Millis(0)) return Deadline::Never();
+  if (!o.fallback_synthesis) return Deadline::In(o.timeout);
+  const Millis reserve = std::min(o.fallback_timeout, o.timeout / 4);
+  return Deadline::In(std::max(Millis(1), o.timeout - reserve));
+}
+
+// Model adapters are ours and do not throw, but a bug in one (or in a
+// caller's ChatModel) must end one call, not the process: invariant 2.
+Result<ModelResponse> SafeComplete(ChatModel& model, const ModelRequest& request, const ModelCallContext& ctx) {
+  try {
+    return model.Complete(request, ctx);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("the model adapter failed: ") + Preview(e.what(), 200));
+  } catch (...) {
+    return Status::Internal("the model adapter failed with an unknown exception");
+  }
+}
+
 Json OptionsJson(const AgentOptions& o) {
   Json j{{"max_steps", o.max_steps},
          {"timeout_ms", o.timeout.count()},
@@ -94,7 +116,8 @@ class Agent::Loop {
       : agent_(agent),
         options_(agent.options_),
         request_(request),
-        deadline_(Deadline::In(options_.timeout)),
+        hard_deadline_(Deadline::In(options_.timeout)),
+        deadline_(WorkingDeadline(options_)),
         pool_(std::max(1, options_.max_parallel_tools)),
         loop_detector_(options_.stuck_threshold) {}
 
@@ -129,7 +152,8 @@ class Agent::Loop {
   Agent& agent_;
   const AgentOptions& options_;
   const RunRequest& request_;
-  const Deadline deadline_;
+  const Deadline hard_deadline_;  // the run's end: no call outlives it
+  const Deadline deadline_;       // the loop's end: earlier, leaving the fallback its share
   SteadyClock::time_point started_ = SteadyClock::now();
   ThreadPool pool_;
   LoopDetector loop_detector_;
@@ -166,7 +190,7 @@ RunResult Agent::Run(const RunRequest& request) {
 
 Agent::Agent(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
              AgentOptions options)
-    : model_(std::move(model)), tools_(std::move(tools)), options_(std::move(options)) {
+    : model_(std::move(model)), tools_(std::move(tools)), options_(std::move(options)), cancel_(options_.cancel) {
   if (!tools_) tools_ = std::make_shared<const ToolRegistry>();
   if (options_.system_prompt.empty()) options_.system_prompt = kDefaultSystemPrompt;
 }
@@ -281,7 +305,7 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
         .data = Json{{"messages", request.messages.size()}, {"tools", request.tools.size()},
                      {"fallback", false}}});
   const auto model_start = SteadyClock::now();
-  Result<ModelResponse> response = agent_.model_->Complete(request, CallContext(deadline_, step_));
+  Result<ModelResponse> response = SafeComplete(*agent_.model_, request, CallContext(deadline_, step_));
   rec.model_ms = MsSince(model_start);
   if (!response.ok()) {
     model_error_ = response.status().ToString();
@@ -410,8 +434,8 @@ void Agent::Loop::Synthesize(const std::string& reason) {
   ModelRequest request = BuildRequest(/*with_tools=*/false);
   Emit({.type = EventType::kModelRequest, .step = rec.index,
         .data = Json{{"messages", request.messages.size()}, {"tools", 0}, {"fallback", true}}});
-  Result<ModelResponse> response =
-      agent_.model_->Complete(request, CallContext(Deadline::In(options_.fallback_timeout), rec.index));
+  const Deadline deadline = Deadline::Earliest(hard_deadline_, Deadline::In(options_.fallback_timeout));
+  Result<ModelResponse> response = SafeComplete(*agent_.model_, request, CallContext(deadline, rec.index));
   rec.model_ms = MsSince(start);
   if (!response.ok()) {
     rec.model_error = response.status().ToString();

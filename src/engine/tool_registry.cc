@@ -95,17 +95,6 @@ std::string_view Trimmed(std::string_view text) {
   return text.substr(begin, text.find_last_not_of(spaces) - begin + 1);
 }
 
-// nlohmann's what() minus its "[json.exception.parse_error.101] " tag.
-std::string CleanParseError(const char* what) {
-  std::string_view text(what);
-  if (StartsWith(text, "[json.exception.")) {
-    size_t close = text.find("] ");
-    if (close != std::string_view::npos) text.remove_prefix(close + 2);
-  }
-  return std::string(text);
-}
-
-
 }  // namespace
 
 // ---- ToolRegistry ----------------------------------------------------------
@@ -170,13 +159,13 @@ Result<Json> ToolRegistry::ValidateArguments(const std::string& tool_name,
   Json args = Json::object();
   std::string_view text = Trimmed(arguments);
   if (!text.empty()) {
-    try {
-      args = Json::parse(text.begin(), text.end());
-    } catch (const std::exception& e) {
-      return Status::InvalidArgument("Arguments for " + name + " are not valid JSON: " + CleanParseError(e.what()) +
+    Result<Json> parsed = ParseJson(text);  // depth and number guards
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("Arguments for " + name + " are not valid JSON: " + parsed.status().message() +
                                      " (received: " + Preview(text, 80) +
                                      "); send a JSON object matching the tool's parameters.");
     }
+    args = std::move(parsed).value();
   }
   if (!args.is_object()) {
     return Status::InvalidArgument("Arguments for " + name + " must be a JSON object, got " + DescribeJsonValue(args) +

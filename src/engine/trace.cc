@@ -3,9 +3,7 @@
 // raw_text, parse_error, model_error, attempts, kind, timings) follow.
 #include "medreact/trace.h"
 
-#include <cstdio>
-#include <fstream>
-#include <unistd.h>
+#include "core/file_io.h"
 
 namespace medreact {
 namespace {
@@ -71,24 +69,7 @@ OrderedJson ToJson(const RunTrace& trace) {
   return j;
 }
 
-Status WriteTextFile(const std::string& text, const std::string& path) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::InvalidArgument("cannot write '" + path + "'");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Status::Internal("write to '" + path + "' failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::Internal("cannot rename temporary file to '" + path + "'");
-  }
-  return Status::OK();
-}
+Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomic(path, text); }
 
 Status WriteJsonFile(const Json& value, const std::string& path) {
   return WriteTextFile(DumpJson(value, 2) + "\n", path);

@@ -521,15 +521,12 @@ class Repairer {
   bool broken_ = false;
 };
 
-// nlohmann's parse without exceptions; nullopt when the text is not JSON.
+// The strict, guarded parse (depth and number limits); nullopt when the text
+// is not JSON.
 std::optional<Json> TryParse(std::string_view text) {
-  try {
-    Json value = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) return std::nullopt;
-    return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  Result<Json> value = ParseJson(text);
+  if (!value.ok()) return std::nullopt;
+  return std::move(*value);
 }
 
 }  // namespace
@@ -558,16 +555,11 @@ Result<Json> ParseJsonLenient(std::string_view text) {
     if (std::optional<Json> plain = TryParse(stripped)) return std::move(*plain);
   }
   const std::string repaired = RepairJson(stripped);
-  if (std::optional<Json> fixed = TryParse(repaired)) return std::move(*fixed);
-  std::string detail;
-  try {
-    [[maybe_unused]] const Json probe = Json::parse(repaired);  // only for the error position
-  } catch (const Json::parse_error& e) {
-    detail = " (after repair, invalid at byte " + std::to_string(e.byte) + ")";
-  } catch (const std::exception&) {
-  }
+  Result<Json> fixed = ParseJson(repaired);
+  if (fixed.ok()) return std::move(*fixed);
   return Status::ParseError("could not parse JSON (tried: strict parse, stripping fences and "
-                            "prose, repairing)" + detail + ": \"" + Preview(stripped) + "\"");
+                            "prose, repairing; after repair: " + fixed.status().message() + "): \"" +
+                            Preview(stripped) + "\"");
 }
 
 }  // namespace medreact

@@ -44,8 +44,12 @@ bool IsRetryableHttpStatus(int status) {
 }
 
 // The server's own words from an error body: error.message, error (string),
-// detail or message; else a preview of the raw body.
+// detail or message, shortened and with control characters escaped. A body
+// that is not JSON is quoted only when it is a short line (nginx's "Bad
+// Gateway"); a long one (an HTML page, a stack trace that may echo the
+// prompt) is described by its size.
 std::string ServerErrorText(const std::string& body) {
+  constexpr size_t kMaxQuoted = 200;
   Result<Json> parsed = ParseJson(body);
   if (parsed.ok() && parsed->is_object()) {
     const Json& j = *parsed;
@@ -61,10 +65,14 @@ std::string ServerErrorText(const std::string& body) {
       if (it == j.end()) continue;
       std::string text = text_of(*it);
       if (text.empty() && !it->is_null()) text = DumpJson(*it);
-      if (!text.empty()) return Preview(text, 300);
+      if (!text.empty()) return Preview(text, kMaxQuoted);
     }
   }
-  return Preview(body, 300);
+  if (body.empty()) return "(empty body)";
+  std::string_view line = body;
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() <= kMaxQuoted && line.find('\n') == std::string_view::npos) return Preview(line, kMaxQuoted);
+  return "(a " + std::to_string(body.size()) + "-byte body that is not a JSON error)";
 }
 
 // Retry-After as a delay: "retry-after-ms", then "retry-after" as integer
@@ -111,6 +119,7 @@ class OpenAIModel : public ChatModel {
     std::string base = options_.base_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
     url_ = base + "/chat/completions";
+    display_url_ = RedactUrl(url_);
     if (!options_.transport) options_.transport = MakeCurlTransport();
   }
 
@@ -227,7 +236,7 @@ class OpenAIModel : public ChatModel {
   Attempt HttpFailure(const HttpResponse& response) const {
     Attempt attempt;
     attempt.http_status = response.status;
-    std::string text = "HTTP " + std::to_string(response.status) + " from " + url_ + ": " +
+    std::string text = "HTTP " + std::to_string(response.status) + " from " + display_url_ + ": " +
                        ServerErrorText(response.body);
     if (IsRetryableHttpStatus(response.status)) {
       attempt.retryable = true;
@@ -265,6 +274,7 @@ class OpenAIModel : public ChatModel {
 
   OpenAIOptions options_;
   std::string url_;
+  std::string display_url_;  // url_ without credentials, for messages
 };
 
 }  // namespace

@@ -29,6 +29,10 @@
 
 namespace medreact {
 
+// More tool calls than any real reply makes; a stream asking for more is
+// malformed (and would otherwise grow without bound).
+constexpr int kMaxToolCalls = 256;
+
 struct StreamAccumulator::Impl {
   struct Slot {
     std::string id;
@@ -117,7 +121,10 @@ struct StreamAccumulator::Impl {
     }
     Result<Json> chunk = ParseJson(event);
     if (!chunk.ok()) {
-      if (at_end) return Fail(Status::Unavailable("stream truncated mid-event: " + Preview(event)));
+      if (at_end) {
+        return Fail(Status::Unavailable("stream truncated mid-event (" + std::to_string(event.size()) +
+                                        " bytes of its data received)"));
+      }
       return Fail(Status::ParseError("stream event is not valid JSON: " + chunk.status().message()));
     }
     try {
@@ -129,7 +136,8 @@ struct StreamAccumulator::Impl {
 
   bool ProcessChunk(const Json& chunk) {
     if (!chunk.is_object()) {
-      return Fail(Status::ParseError("stream chunk is not an object: " + Preview(DumpJson(chunk))));
+      return Fail(Status::ParseError(std::string("stream chunk is not a JSON object but ") +
+                                     (chunk.is_array() ? "an array" : chunk.is_string() ? "a string" : "a scalar")));
     }
     if (auto err = chunk.find("error"); err != chunk.end() && !err->is_null()) {
       std::string message;
@@ -150,8 +158,7 @@ struct StreamAccumulator::Impl {
     if (choices == chunk.end() || !choices->is_array() || choices->empty()) return true;
     const Json* choice = &(*choices)[0];
     for (const Json& c : *choices) {
-      auto index = c.find("index");
-      if (c.is_object() && index != c.end() && index->is_number_integer() && index->get<int64_t>() == 0) {
+      if (c.is_object() && ExactInteger(c.value("index", Json()), 0, 0)) {
         choice = &c;
         break;
       }
@@ -168,8 +175,8 @@ struct StreamAccumulator::Impl {
         }
       }
       if (auto calls = delta->find("tool_calls"); calls != delta->end() && calls->is_array()) {
-        for (size_t i = 0; i < calls->size(); ++i) {
-          MergeToolCall((*calls)[i], static_cast<int>(i), calls->size());
+        for (size_t i = 0; i < calls->size() && i < kMaxToolCalls; ++i) {
+          if (!MergeToolCall((*calls)[i], static_cast<int>(i), calls->size())) return false;
         }
       }
     }
@@ -184,9 +191,11 @@ struct StreamAccumulator::Impl {
     return it != object.end() && it->is_string() ? it->get<std::string>() : "";
   }
 
+  // Slot keys stay in [0, kMaxToolCalls]: an index outside that range is
+  // treated as absent, so a hostile index cannot overflow the next-slot count.
   int SlotFor(const Json& delta, int position, size_t count) {
-    if (auto index = delta.find("index"); index != delta.end() && index->is_number_integer()) {
-      return static_cast<int>(index->get<int64_t>());
+    if (std::optional<int64_t> index = ExactInteger(delta.value("index", Json()), 0, kMaxToolCalls - 1)) {
+      return static_cast<int>(*index);
     }
     std::string id = StringOrEmpty(delta, "id");
     int next = slots.empty() ? 0 : slots.rbegin()->first + 1;
@@ -203,23 +212,28 @@ struct StreamAccumulator::Impl {
     return last_slot >= 0 ? last_slot : 0;
   }
 
-  void MergeToolCall(const Json& delta, int position, size_t count) {
-    if (!delta.is_object()) return;
+  bool MergeToolCall(const Json& delta, int position, size_t count) {
+    if (!delta.is_object()) return true;
     int key = SlotFor(delta, position, count);
+    if (slots.size() >= kMaxToolCalls && !slots.count(key)) {
+      return Fail(Status::ParseError("the stream opened more than " + std::to_string(kMaxToolCalls) +
+                                     " tool calls in one reply"));
+    }
     last_slot = key;
     Slot& slot = slots[key];
     if (slot.id.empty()) slot.id = StringOrEmpty(delta, "id");
     if (slot.type.empty()) slot.type = StringOrEmpty(delta, "type");
     auto function = delta.find("function");
-    if (function == delta.end() || !function->is_object()) return;
+    if (function == delta.end() || !function->is_object()) return true;
     if (slot.name.empty()) slot.name = StringOrEmpty(*function, "name");
     auto args = function->find("arguments");
-    if (args == function->end() || args->is_null()) return;
+    if (args == function->end() || args->is_null()) return true;
     if (args->is_string()) {
       slot.arguments += args->get_ref<const std::string&>();
     } else {
       slot.arguments_whole = *args;
     }
+    return true;
   }
 
   Result<ModelResponse> Finish() {

@@ -35,9 +35,9 @@ constexpr char kEmptyReplyError[] = "The model returned an empty reply (no text 
 // Arguments as re-sent in the history: the compact text of the object they
 // parse to (keys in the model's order), or "{}" when they are not a JSON object.
 std::string NormalizeArguments(const std::string& arguments) {
-  OrderedJson parsed = OrderedJson::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) return "{}";
-  return parsed.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  Result<OrderedJson> parsed = ParseOrderedJson(arguments);  // depth and number guards
+  if (!parsed.ok() || !parsed->is_object()) return "{}";
+  return DumpJson(*parsed);
 }
 
 Json UserContent(const Message& message) {
@@ -113,10 +113,13 @@ std::string StringField(const Json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-int64_t IntField(const Json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return 0;
-  return it->is_number_float() ? static_cast<int64_t>(it->get<double>()) : it->get<int64_t>();
+// A token count: a non-negative whole number below 2^53 (a server's 1e300 or
+// -5 is not a count, and converting 1e300 to an integer is undefined
+// behaviour); 0 otherwise.
+int64_t CountField(const Json& object, const char* key) {
+  constexpr int64_t kMaxCount = int64_t{1} << 53;
+  const int64_t count = IntegerOr(object, key, 0);
+  return count >= 0 && count < kMaxCount ? count : 0;
 }
 
 // Arguments as received: a string is kept verbatim, anything else is dumped.
@@ -155,16 +158,39 @@ std::string ErrorMessage(const Json& error) {
   return message.empty() ? DumpJson(error) : message;
 }
 
+std::string DescribeKind(const Json& value) {
+  if (value.is_array()) return "an array";
+  if (value.is_string()) return "a string";
+  if (value.is_number()) return "a number";
+  if (value.is_boolean()) return "a boolean";
+  return "null";
+}
+
+// The first few keys of an object, shortened: enough to see what a server
+// sent instead, never its values (which may echo the prompt).
+std::string KeyList(const Json& object) {
+  std::string keys;
+  int listed = 0;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (listed++ == 8) {
+      keys += ", ...";
+      break;
+    }
+    keys += (keys.empty() ? "" : ", ") + Preview(it.key(), 40);
+  }
+  return keys.empty() ? "none" : keys;
+}
+
 Result<ModelResponse> ParseResponseBody(const Json& body) {
   if (!body.is_object()) {
-    return Status::ParseError("chat completion is not a JSON object: " + Preview(DumpJson(body)));
+    return Status::ParseError("chat completion is not a JSON object but " + DescribeKind(body));
   }
   if (auto error = body.find("error"); error != body.end() && !error->is_null()) {
     return Status::Unavailable("server error: " + Preview(ErrorMessage(*error), 300));
   }
   auto choices = body.find("choices");
   if (choices == body.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
-    return Status::ParseError("chat completion has no choices: " + Preview(DumpJson(body)));
+    return Status::ParseError("chat completion has no choices (top-level keys: " + KeyList(body) + ")");
   }
   const Json& choice = (*choices)[0];
 
@@ -173,9 +199,9 @@ Result<ModelResponse> ParseResponseBody(const Json& body) {
   response.finish_reason = StringField(choice, "finish_reason");
   response.model = StringField(body, "model");
   if (auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
-    response.usage.prompt_tokens = IntField(*usage, "prompt_tokens");
-    response.usage.completion_tokens = IntField(*usage, "completion_tokens");
-    response.usage.total_tokens = IntField(*usage, "total_tokens");
+    response.usage.prompt_tokens = CountField(*usage, "prompt_tokens");
+    response.usage.completion_tokens = CountField(*usage, "completion_tokens");
+    response.usage.total_tokens = CountField(*usage, "total_tokens");
     if (response.usage.total_tokens == 0) {
       response.usage.total_tokens = response.usage.prompt_tokens + response.usage.completion_tokens;
     }

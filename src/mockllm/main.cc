@@ -24,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/file_io.h"
 #include "medreact/json.h"
 #include "mockllm/mock_server.h"
 
@@ -36,11 +37,9 @@ using medreact::mockllm::MockLlmServer;
 using medreact::mockllm::MockScript;
 
 Result<MockScript> LoadScript(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read script '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<Json> json = medreact::ParseJson(text.str());
+  Result<std::string> text = medreact::ReadUserFile(path, "script", medreact::kMaxJsonConfigBytes);
+  if (!text.ok()) return text.status();
+  Result<Json> json = medreact::ParseJson(*text);
   if (!json.ok()) return json.status().WithContext("script '" + path + "'");
   Result<MockScript> script = MockLlmServer::ParseScript(*json);
   if (!script.ok()) return script.status().WithContext("script '" + path + "'");

@@ -75,11 +75,11 @@ void TempDir::Write(const std::string& name, const std::string& content) const {
   out << content;
 }
 
-ProcessResult RunCommand(const std::vector<std::string>& argv, const EnvList& env,
-                         std::chrono::milliseconds timeout) {
-  TempDir dir;
+namespace {
+
+ProcessResult WaitFor(pid_t pid, const std::string& out_path, const std::string& err_path,
+                      std::chrono::milliseconds timeout) {
   ProcessResult result;
-  pid_t pid = Spawn(argv, env, dir.File("out"), dir.File("err"));
   auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   for (;;) {
@@ -94,8 +94,45 @@ ProcessResult RunCommand(const std::vector<std::string>& argv, const EnvList& en
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  result.out = ReadFileOrEmpty(dir.File("out"));
-  result.err += ReadFileOrEmpty(dir.File("err"));
+  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  result.out = ReadFileOrEmpty(out_path);
+  result.err += ReadFileOrEmpty(err_path);
+  return result;
+}
+
+}  // namespace
+
+ProcessResult RunCommand(const std::vector<std::string>& argv, const EnvList& env,
+                         std::chrono::milliseconds timeout) {
+  TempDir dir;
+  pid_t pid = Spawn(argv, env, dir.File("out"), dir.File("err"));
+  return WaitFor(pid, dir.File("out"), dir.File("err"), timeout);
+}
+
+BackgroundCommand::BackgroundCommand(const std::vector<std::string>& argv, const EnvList& env) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "medreact-bg-XXXXXX").string();
+  char* made = mkdtemp(tmpl.data());
+  dir_ = made ? made : "";
+  pid_ = Spawn(argv, env, dir_ + "/out", dir_ + "/err");
+}
+
+BackgroundCommand::~BackgroundCommand() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  std::error_code ec;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+}
+
+void BackgroundCommand::Signal(int signo) const {
+  if (pid_ > 0) kill(pid_, signo);
+}
+
+ProcessResult BackgroundCommand::Wait(std::chrono::milliseconds timeout) {
+  ProcessResult result = WaitFor(pid_, dir_ + "/out", dir_ + "/err", timeout);
+  pid_ = -1;
   return result;
 }
 

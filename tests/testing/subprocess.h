@@ -17,6 +17,7 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 struct ProcessResult {
   int exit_code = -1;  // -1: killed on timeout or by a signal
+  int term_signal = 0;  // the signal that ended it (SIGABRT, SIGSEGV, ...), else 0
   std::string out;
   std::string err;
 };
@@ -24,6 +25,20 @@ struct ProcessResult {
 // Runs argv[0] with the current environment minus MEDREACT_* plus `env`.
 ProcessResult RunCommand(const std::vector<std::string>& argv, const EnvList& env = {},
                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// A command started in the background: signal it, then wait for it. Killed
+// (SIGKILL) by the destructor if still running.
+class BackgroundCommand {
+ public:
+  explicit BackgroundCommand(const std::vector<std::string>& argv, const EnvList& env = {});
+  ~BackgroundCommand();
+  void Signal(int signo) const;
+  ProcessResult Wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+};
 
 // A fresh temporary directory, removed with its content by the destructor.
 class TempDir {

@@ -59,20 +59,21 @@ class Extraction {
       options.max_tokens = config_.max_tokens;
       options.stream = config_.stream;
       options.on_event = config_.on_event;
+      options.cancel = config_.cancel;
       Agent agent(model, tools_, options);
       RunResult run = agent.Run({.message = message, .history = history});
       turns_left -= run.steps;
       calls_left -= run.tool_calls;
       const bool never_answered = ModelNeverAnswered(run);
       Merge(run, out);  // moves the steps out of `run`
-      if (attempt == 0 && may_fall_back && never_answered) {
+      if (attempt == 0 && may_fall_back && never_answered && !config_.cancel.cancelled()) {
         never_answered_ = true;
         return;
       }
       Attempt a = Check(run.answer);
       attempts_.push_back(a);
       if (a.answer && a.problems.empty()) break;
-      if (run.status == RunStatus::kError || run.status == RunStatus::kTimeout) break;
+      if (run.status == RunStatus::kError || run.status == RunStatus::kTimeout || config_.cancel.cancelled()) break;
       message = a.answer ? ValidationFeedback(a.problems) : NoJsonFeedback(a.parse_error);
       history = std::move(run.messages);
     }

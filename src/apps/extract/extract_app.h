@@ -47,6 +47,9 @@ struct ExtractionConfig {
   std::optional<int> max_tokens;
   bool stream = false;
   EventSink on_event;
+  // Stops the extraction when cancelled (Ctrl-C); a cancelled run is never
+  // handed to the offline planner. Default: a fresh token.
+  CancellationToken cancel;
 };
 
 struct ExtractionOutcome {

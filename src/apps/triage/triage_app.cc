@@ -36,6 +36,7 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
   options.max_tokens = config.max_tokens;
   options.stream = config.stream;
   options.on_event = config.on_event;
+  options.cancel = config.cancel;
   Agent agent(std::move(model), registry, options);
   RunResult run = agent.Run({.message = findings});
   run.final_fields = NormalizeAssessment(run.final_fields, run.answer);
@@ -76,7 +77,7 @@ TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase
     out.agent_ran = true;
     std::shared_ptr<ChatModel> model = config.model ? config.model : MakeTriageRulesPlanner();
     run = Investigate(model, store, case_.findings, config);
-    if (config.model && config.fallback_to_rules && ModelNeverAnswered(*run)) {
+    if (config.model && config.fallback_to_rules && !config.cancel.cancelled() && ModelNeverAnswered(*run)) {
       out.fell_back = true;
       out.model_failure = run->error;
       out.model_trace = std::move(run->trace);

@@ -47,6 +47,9 @@ struct TriageConfig {
   std::optional<int> max_tokens;            // Default: unset (server default)
   bool stream = false;
   EventSink on_event;             // events of every run (model and fallback)
+  // Stops the investigation when cancelled (Ctrl-C); a cancelled run is
+  // never handed to the rules planner. Default: a fresh token.
+  CancellationToken cancel;
 };
 
 struct TriageOutcome {

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "apps/triage/triage_policy.h"
+#include "core/file_io.h"
 #include "medreact/trace.h"
 
 namespace medreact {
@@ -25,15 +25,16 @@ struct LoadedCase {
   TriageCase triage;
 };
 
-Result<std::string> ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read '" + path.string() + "'");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// Whether `path` exists (a broken symlink or an unreadable folder counts as
+// absent; the read that follows reports the precise error).
+bool Exists(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
 }
 
 // case.json: optional, strict (a misspelt key is an error, not a silent default).
 Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage) {
-  Result<std::string> text = ReadText(path);
+  Result<std::string> text = ReadUserFile(path.string(), "case file", kMaxJsonConfigBytes);
   if (!text.ok()) return text.status();
   Result<Json> parsed = ParseJson(*text);
   if (!parsed.ok()) return Status::ParseError(path.string() + ": " + parsed.status().message());
@@ -62,14 +63,17 @@ Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage)
 
 Result<LoadedCase> LoadCase(const fs::path& folder) {
   fs::path record = folder / "fhir.json";
-  if (!fs::exists(record)) record = folder / "fhir.ndjson";
-  if (!fs::exists(record)) return Status::NotFound("no fhir.json or fhir.ndjson in '" + folder.string() + "'");
+  if (!Exists(record)) record = folder / "fhir.ndjson";
+  if (!Exists(record)) return Status::NotFound("no fhir.json or fhir.ndjson in '" + folder.string() + "'");
   Result<FhirStore> store = FhirStore::LoadFile(record.string());
   if (!store.ok()) return store.status();
 
   LoadedCase loaded;
-  Result<std::string> findings = ReadText(folder / "findings.txt");
-  if (!findings.ok()) return Status::NotFound("no findings.txt in '" + folder.string() + "'");
+  Result<std::string> findings = ReadUserFile((folder / "findings.txt").string(), "findings", kMaxTextInputBytes);
+  if (!findings.ok() && findings.status().code() == StatusCode::kNotFound) {
+    return Status::NotFound("no findings.txt in '" + folder.string() + "'");
+  }
+  if (!findings.ok()) return findings.status();
   if (findings->find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument((folder / "findings.txt").string() + " is empty");
   }
@@ -77,7 +81,7 @@ Result<LoadedCase> LoadCase(const fs::path& folder) {
   while (!loaded.triage.findings.empty() && std::isspace(static_cast<unsigned char>(loaded.triage.findings.back()))) {
     loaded.triage.findings.pop_back();
   }
-  if (fs::exists(folder / "case.json")) {
+  if (Exists(folder / "case.json")) {
     if (Status s = ApplyCaseFile(folder / "case.json", *store, loaded.triage); !s.ok()) return s;
   }
   loaded.store = std::make_shared<const FhirStore>(std::move(store).value());
@@ -107,6 +111,36 @@ WorklistCaseResult TriageOne(const std::string& dir, const std::string& name, co
   }
   out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
+}
+
+// Removes what an earlier run wrote that this run may not overwrite: every
+// listed case's <case>.json and <case>.trace.json (rewritten only if the case
+// succeeds now), and the files of cases named in the earlier worklist.json
+// that are gone from the list. Files medreact did not name are left alone.
+void RemoveStaleResults(const std::string& out_dir, const std::vector<std::string>& cases) {
+  std::set<std::string> names(cases.begin(), cases.end());
+  if (Result<std::string> text = ReadUserFile((fs::path(out_dir) / "worklist.json").string(), "worklist.json",
+                                              kMaxDataFileBytes);
+      text.ok()) {
+    if (Result<Json> earlier = ParseJson(*text); earlier.ok() && earlier->is_object()) {
+      for (const char* list : {"cases", "failed"}) {
+        const Json& entries = earlier->value(list, Json::array());
+        if (!entries.is_array()) continue;
+        for (const Json& entry : entries) {
+          const std::string name = StringOr(entry, "case");
+          // Only plain folder names: an edited worklist.json must not point outside.
+          if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..") {
+            names.insert(name);
+          }
+        }
+      }
+    }
+  }
+  for (const std::string& name : names) {
+    std::error_code ec;
+    fs::remove(fs::path(out_dir) / (name + ".json"), ec);
+    fs::remove(fs::path(out_dir) / (name + ".trace.json"), ec);
+  }
 }
 
 int Priority(const WorklistCaseResult& c) { return c.result.value("priority_level", 9); }
@@ -169,10 +203,12 @@ Result<std::vector<std::string>> ListWorklistCases(const std::string& dir, const
   fs::path skip_path;
   if (!skip.empty() && fs::exists(skip, ec)) skip_path = fs::canonical(skip, ec);
   std::vector<std::string> names;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (!entry.is_directory()) continue;
-    if (!skip_path.empty() && fs::canonical(entry.path(), ec) == skip_path) continue;
-    names.push_back(entry.path().filename().string());
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_directory(entry_ec)) continue;
+    if (!skip_path.empty() && fs::canonical(it->path(), entry_ec) == skip_path) continue;
+    names.push_back(it->path().filename().string());
   }
   if (ec) return Status::InvalidArgument("cannot list '" + dir + "': " + ec.message());
   if (names.empty()) {
@@ -204,6 +240,7 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
     std::error_code ec;
     fs::create_directories(options.out_dir, ec);
     if (ec) report.write_error = "cannot create '" + options.out_dir + "': " + ec.message();
+    if (!ec) RemoveStaleResults(options.out_dir, cases);
   }
 
   std::atomic<size_t> next{0};
@@ -221,19 +258,33 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
       }
     }
     for (size_t i = next++; i < cases.size(); i = next++) {
-      WorklistCaseResult result = TriageOne(dir, cases[i], config, model_status);
-      if (!options.out_dir.empty() && result.ok) {
-        const fs::path base = fs::path(options.out_dir) / cases[i];
-        Status s = WriteTextFile(DumpJson(result.result, 2) + "\n", base.string() + ".json");
-        if (s.ok() && result.trace) s = WriteTraceFile(*result.trace, base.string() + ".trace.json");
-        if (!s.ok()) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (report.write_error.empty()) report.write_error = s.message();
+      WorklistCaseResult result;
+      result.name = cases[i];
+      Status s = Status::OK();
+      try {  // a bug must cost one case, never the list (an escaped exception ends the process)
+        if (config.cancel.cancelled()) {
+          result.error = "not run: the worklist was cancelled";
+        } else {
+          result = TriageOne(dir, cases[i], config, model_status);
         }
+        if (!options.out_dir.empty() && result.ok) {
+          const fs::path base = fs::path(options.out_dir) / cases[i];
+          s = WriteTextFile(DumpJson(result.result, 2) + "\n", base.string() + ".json");
+          if (s.ok() && result.trace) s = WriteTraceFile(*result.trace, base.string() + ".trace.json");
+        }
+      } catch (const std::exception& e) {
+        result.ok = false;
+        result.error = std::string("internal error: ") + e.what();
       }
       std::lock_guard<std::mutex> lock(mu);
+      if (!s.ok() && report.write_error.empty()) report.write_error = s.message();
       ++done;
-      if (options.on_case_done) options.on_case_done(result, done, cases.size());
+      if (options.on_case_done) {
+        try {
+          options.on_case_done(result, done, cases.size());
+        } catch (...) {  // a progress printer must not end the list
+        }
+      }
       report.cases[i] = std::move(result);
     }
   };

@@ -10,6 +10,15 @@
 // A broken case (missing or malformed file, blank findings, bad case.json) is
 // reported with a precise error and never stops the others.
 //
+// Output: <case>.json and <case>.trace.json per triaged case and worklist.json
+// (sorted), each written atomically as soon as it is known. A case's files
+// from an earlier run are removed before it is triaged, and the files of
+// cases listed in an earlier worklist.json that are no longer in the list are
+// removed at the start, so the folder never holds a result this run did not
+// produce (a stale priority for a case that now fails would be dangerous).
+// Cancelling options.triage.cancel stops the list: cases not started are
+// reported as failed ("not run: the worklist was cancelled").
+//
 //   auto names = ListWorklistCases(dir);
 //   WorklistReport report = RunWorklist(dir, *names, options);
 //   std::cout << RenderWorklistTable(report);

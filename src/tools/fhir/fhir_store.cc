@@ -9,11 +9,11 @@
 // YYYY-MM-DD, or YYYY-MM-DDThh:mm:ss[.fff](Z|+hh:mm|-hh:mm).
 #include "tools/fhir/fhir_store.h"
 
+#include "core/file_io.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 namespace medreact {
@@ -236,21 +236,22 @@ std::optional<sys_seconds> ClinicalInstant(const Json& resource) {
 // --- FhirStore --------------------------------------------------------------
 
 Result<FhirStore> FhirStore::LoadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot open FHIR file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  Result<std::string> text = ReadUserFile(path, "FHIR record", kMaxRecordBytes);
+  if (!text.ok()) return text.status();
   const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
-  if (ndjson_name) return FromNdjson(text, path);
+  return FromText(*text, path, ndjson_name);
+}
+
+Result<FhirStore> FhirStore::FromText(std::string_view text, const std::string& source, bool ndjson) {
+  if (ndjson) return FromNdjson(text, source);
   Result<Json> document = ParseJson(text);
   if (!document.ok()) {
     // Several JSON objects one per line is NDJSON even without the extension.
     const size_t newline = text.find('\n');
-    if (newline != std::string::npos && ParseJson(text.substr(0, newline)).ok()) return FromNdjson(text, path);
-    return Status::ParseError("FHIR file '" + path + "' is not JSON: " + document.status().message());
+    if (newline != std::string_view::npos && ParseJson(text.substr(0, newline)).ok()) return FromNdjson(text, source);
+    return Status::ParseError("FHIR file '" + source + "' is not JSON: " + document.status().message());
   }
-  return FromJson(*document, path);
+  return FromJson(*document, source);
 }
 
 Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& source) {

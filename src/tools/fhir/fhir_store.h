@@ -35,8 +35,13 @@ namespace medreact {
 class FhirStore {
  public:
   // Reads and parses `path`: JSON (Bundle or resource) or, if the name ends in
-  // .ndjson or the text is not one JSON document, NDJSON. Errors name the file.
+  // .ndjson or the text is not one JSON document, NDJSON. Errors name the file
+  // (a folder, a missing file or one over kMaxRecordBytes is an error) and
+  // never quote its content.
   static Result<FhirStore> LoadFile(const std::string& path);
+  // The same from text: NDJSON when `ndjson`, else JSON, falling back to
+  // NDJSON when the text is not one JSON document but its first line is.
+  static Result<FhirStore> FromText(std::string_view text, const std::string& source, bool ndjson = false);
   // `source` names the input in error messages and warnings.
   static Result<FhirStore> FromJson(const Json& document, const std::string& source = "FHIR JSON");
   static Result<FhirStore> FromNdjson(std::string_view text, const std::string& source = "FHIR NDJSON");

@@ -1,0 +1,165 @@
+#include "core/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace medreact {
+namespace {
+
+std::string Quoted(const std::string& path) { return "'" + path + "'"; }
+
+std::string Capitalised(std::string_view what) {
+  std::string out(what);
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+  return out;
+}
+
+std::string HumanBytes(size_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (1u << 20)) return std::to_string(bytes / (1u << 20)) + "+ MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+Status TooLarge(std::string_view what, const std::string& where, size_t max_bytes) {
+  return Status::InvalidArgument(Capitalised(what) + " " + where + " is larger than the " + HumanBytes(max_bytes) +
+                                 " limit for a " + std::string(what));
+}
+
+// Reads from `fd` until end of file or max_bytes + 1 bytes.
+Result<std::string> ReadCapped(int fd, std::string_view what, const std::string& where, size_t max_bytes,
+                               size_t size_hint) {
+  std::string data;
+  data.reserve(std::min(size_hint, max_bytes) + 1);
+  char buffer[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::Unavailable("cannot read " + std::string(what) + " " + where + ": " + std::strerror(errno));
+    }
+    if (data.size() + static_cast<size_t>(n) > max_bytes) return TooLarge(what, where, max_bytes);
+    data.append(buffer, static_cast<size_t>(n));
+  }
+  return data;
+}
+
+std::string ParentFolder(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+Result<std::string> ReadUserFile(const std::string& path, std::string_view what, size_t max_bytes) {
+  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) {
+      return Status::NotFound(Capitalised(what) + " " + Quoted(path) + " does not exist");
+    }
+    return Status::Unavailable("cannot open " + std::string(what) + " " + Quoted(path) + ": " + std::strerror(err));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::Unavailable("cannot inspect " + std::string(what) + " " + Quoted(path) + ": " + std::strerror(err));
+  }
+  Result<std::string> data = Status::Internal("unread");
+  if (S_ISDIR(st.st_mode)) {
+    data = Status::InvalidArgument(Capitalised(what) + " " + Quoted(path) + " is a folder, not a file");
+  } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    data = Status::InvalidArgument(Capitalised(what) + " " + Quoted(path) + " is not a regular file");
+  } else if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    data = TooLarge(what, Quoted(path), max_bytes);
+  } else {
+    data = ReadCapped(fd, what, Quoted(path), max_bytes, S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  }
+  ::close(fd);
+  return data;
+}
+
+Result<std::string> ReadUserStream(std::FILE* stream, std::string_view what, size_t max_bytes) {
+  std::fflush(stream);
+  return ReadCapped(::fileno(stream), what, "on standard input", max_bytes, 0);
+}
+
+Status CheckOutputPath(const std::string& path, std::string_view what) {
+  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) +
+                                   ": it is a folder; give a file name");
+  }
+  const std::string folder = ParentFolder(path);
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) + ": folder " +
+                                   Quoted(folder) + " does not exist");
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) + ": folder " +
+                                   Quoted(folder) + " is not writable");
+  }
+  return Status::OK();
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view text) {
+  if (Status s = CheckOutputPath(path, "file"); !s.ok()) return s;
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Unavailable("cannot write " + Quoted(path) + ": " + std::strerror(errno));
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::Unavailable("write to " + Quoted(path) + " failed: " + std::strerror(err));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return Status::Unavailable("write to " + Quoted(path) + " failed: " + std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return Status::Unavailable("cannot replace " + Quoted(path) + ": " + std::strerror(err));
+  }
+  return Status::OK();
+}
+
+Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what) {
+  if (Status s = CheckOutputPath(path, what); !s.ok()) return s;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::Unavailable("cannot write the " + std::string(what) + " to " + Quoted(path) + ": " +
+                               std::strerror(errno));
+  }
+  ::fchmod(fd, 0600);  // an existing file keeps its mode on O_TRUNC; patient data is private
+  std::FILE* file = ::fdopen(fd, "w");
+  if (file == nullptr) {
+    ::close(fd);
+    return Status::Unavailable("cannot write the " + std::string(what) + " to " + Quoted(path));
+  }
+  return file;
+}
+
+}  // namespace medreact

@@ -1,0 +1,59 @@
+// Files the user names: read with a type check and a size cap, written
+// atomically and privately.
+//
+// Every file medreact reads because a user named it (a note, a schema, a FHIR
+// bundle, a trace, a worklist case) goes through ReadUserFile: a directory, a
+// missing file or one larger than its cap is an error naming the path and the
+// limit, never an exception or an allocation failure. Pipes and character
+// devices (`--message-file <(cmd)`, /dev/stdin) are read up to the cap.
+//
+// Everything medreact writes may hold patient data (traces, results, events),
+// so files are created readable and writable by their owner only (0600) and
+// replaced atomically (a temporary file in the same folder, then rename), so a
+// reader never sees half a file and a crash never leaves one. Thread-safe.
+#ifndef MEDREACT_CORE_FILE_IO_H_
+#define MEDREACT_CORE_FILE_IO_H_
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "medreact/status.h"
+
+namespace medreact {
+
+// Size caps by kind of input (documented in docs/reliability.md). A cap is
+// far above any real input of its kind and far below what a 2-core, few-GiB
+// machine can hold several of at once.
+inline constexpr size_t kMaxTextInputBytes = 4u << 20;      // a note, findings, message, prompt: 4 MiB
+inline constexpr size_t kMaxJsonConfigBytes = 16u << 20;    // a schema, case.json, hints, mock script: 16 MiB
+inline constexpr size_t kMaxRecordBytes = 512u << 20;       // a FHIR bundle or NDJSON export: 512 MiB
+inline constexpr size_t kMaxDataFileBytes = 512u << 20;     // a trace, a CSV of benchmark rows: 512 MiB
+
+// The whole file. `what` names it in errors ("note", "FHIR bundle").
+// NotFound when it does not exist; InvalidArgument when it is a directory or
+// another non-readable kind, or larger than `max_bytes`; Unavailable when it
+// cannot be opened or read (the OS's reason is given).
+Result<std::string> ReadUserFile(const std::string& path, std::string_view what, size_t max_bytes);
+
+// Everything left on `stream` (standard input), up to `max_bytes`.
+Result<std::string> ReadUserStream(std::FILE* stream, std::string_view what, size_t max_bytes);
+
+// Replaces `path` with `text` atomically, mode 0600. Creates no folders.
+// InvalidArgument naming the path when it is a folder or its folder does not
+// exist or is not writable.
+Status WriteFileAtomic(const std::string& path, std::string_view text);
+
+// Whether `path` can be written as an output file: not a folder, its folder
+// exists and is writable. Checked before a run starts, so a bad --out or
+// --trace is a usage error (exit 2) instead of a lost run.
+Status CheckOutputPath(const std::string& path, std::string_view what);
+
+// Creates (or truncates) `path` for appending with mode 0600 and returns the
+// stream, or an error naming the path. The caller closes it with fclose.
+Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_CORE_FILE_IO_H_
