@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "apps/extract/extract_prompts.h"
+#include "apps/triage/triage_prompts.h"
 #include "core/file_io.h"
 #include "tools/calc/calculator.h"
 #include "medreact/agent.h"
@@ -395,6 +397,32 @@ TEST(FileIoTest, WritesArePrivateAtomicAndCheckedFirst) {
   std::fclose(*events);
   ASSERT_EQ(::stat(dir.File("events.jsonl").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+// ---- App policies over model output of any shape ---------------------------------------
+
+TEST(HostileModelTest, AssessmentsAndAnswersOfAnyShapeAreNormalisedNeverThrown) {
+  const std::vector<std::string> shapes = {
+      R"({"risk_adjustment": 5, "critical_findings": "x", "final_assessment": []})",
+      R"({"RISK_ADJUSTMENT": ["INCREASE"], "critical_findings": [1, null, {"a": 1}, [2]]})",
+      R"({"risk_adjustment": {"value": "INCREASE"}, "critical_findings": {"0": "PE"}})",
+      R"({"risk_adjustment": null, "final_assessment": 1e308, "critical_findings": 1e308})",
+      R"([1, 2, 3])", R"("INCREASE")", R"(null)", "{\"critical_findings\": " + Nested(250) + "}"};
+  for (const std::string& shape : shapes) {
+    const Json fields = ParseJson(shape).value();
+    for (const char* answer : {"", "FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: sideways\nCRITICAL_FINDINGS: 7",
+                               "RISK_ADJUSTMENT: [[[[", "\x1b[31m"}) {
+      const Json out = NormalizeAssessment(fields, answer);
+      ASSERT_TRUE(out.is_object()) << shape;
+      const std::string adjustment = out["risk_adjustment"].get<std::string>();
+      EXPECT_TRUE(adjustment == "NONE" || adjustment == "INCREASE" || adjustment == "DECREASE") << shape;
+      EXPECT_TRUE(out["critical_findings"].is_array()) << shape;
+    }
+  }
+  for (const std::string& answer : {std::string("```json\n") + Nested(100000) + "\n```", std::string("{\"a\": 1e999}"),
+                                    std::string("no json at all"), std::string(""), std::string("[1e400]")}) {
+    EXPECT_FALSE(ParseExtractionAnswer(answer).ok()) << answer.substr(0, 40);
+  }
 }
 
 // ---- Calculators: extreme values -------------------------------------------------------

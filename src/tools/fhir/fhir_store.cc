@@ -203,6 +203,13 @@ std::string StringField(const Json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+const Json& ObjectField(const Json& object, const char* key) {
+  static const Json kEmpty = Json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
 std::string ConceptText(const Json& codeable) {
   std::string text = StringField(codeable, "text");
   if (!text.empty()) return text;

@@ -111,6 +111,10 @@ std::string NormalizeText(std::string_view text);
 
 // A string member of `object`, or "" when absent or not a string.
 std::string StringField(const Json& object, const char* key);
+// object[key] when both are JSON objects, else an empty object: a record's
+// fields are read through this so that a value of another type (valid JSON,
+// wrong shape) reads as absent instead of throwing.
+const Json& ObjectField(const Json& object, const char* key);
 // The text to show for a CodeableConcept: text, else the first coding's
 // display, else its code.
 std::string ConceptText(const Json& codeable);

@@ -117,7 +117,7 @@ FhirIndex BuildIndex(const FhirStore& store) {
     };
     add_vitals(*obs, code);
     if (auto it = obs->find("component"); it != obs->end() && it->is_array()) {
-      for (const Json& component : *it) add_vitals(component, component.value("code", Json::object()));
+      for (const Json& component : *it) add_vitals(component, ObjectField(component, "code"));
     }
   }
   auto newest_first = [](const auto& a, const auto& b) { return a.value.at > b.value.at; };
@@ -320,7 +320,7 @@ Json DosageText(const Json& request) {
   if (std::string text = StringField(dosage, "text"); !text.empty()) return text;
   std::string out;
   if (dosage.contains("doseAndRate") && dosage["doseAndRate"].is_array() && !dosage["doseAndRate"].empty()) {
-    const Json& dose = dosage["doseAndRate"][0].value("doseQuantity", Json::object());
+    const Json& dose = ObjectField(dosage["doseAndRate"][0], "doseQuantity");
     if (dose.contains("value") && dose["value"].is_number()) {
       char number[32];
       std::snprintf(number, sizeof(number), "%.4g", dose["value"].get<double>());
@@ -329,12 +329,12 @@ Json DosageText(const Json& request) {
       out += unit.empty() ? " dose" : " " + unit;
     }
   }
-  const Json repeat = dosage.value("timing", Json::object()).value("repeat", Json::object());
+  const Json& repeat = ObjectField(ObjectField(dosage, "timing"), "repeat");
   if (repeat.contains("frequency") && repeat.contains("period")) {
     out += (out.empty() ? "" : ", ") + repeat["frequency"].dump() + " time(s) per " + repeat["period"].dump() + " " +
            StringField(repeat, "periodUnit");
   }
-  if (dosage.value("asNeededBoolean", false)) out += out.empty() ? "as needed" : ", as needed";
+  if (BoolOr(dosage, "asNeededBoolean", false)) out += out.empty() ? "as needed" : ", as needed";
   return out.empty() ? Json(nullptr) : Json(out);
 }
 
@@ -349,7 +349,7 @@ ToolResult RunMedicationStatus(const Shared& shared, const Json& args) {
     auto [text, rxnorm] = MedicationIdentity(store, *request);
     if (!MatchesMedication(query, text, rxnorm)) continue;
     const std::string status = StringField(*request, "status");
-    const Json validity = request->value("dispenseRequest", Json::object()).value("validityPeriod", Json::object());
+    const Json& validity = ObjectField(ObjectField(*request, "dispenseRequest"), "validityPeriod");
     std::string start = StringField(*request, "authoredOn");
     if (start.empty()) start = StringField(validity, "start");
     const std::string end = StringField(validity, "end");
@@ -430,7 +430,7 @@ ToolResult RunAllergies(const Shared& shared, const Json& args) {
     std::string haystack = NormalizeText(ConceptText(code));
     if (auto it = allergy->find("reaction"); it != allergy->end() && it->is_array()) {
       for (const Json& reaction : *it) {
-        haystack += " | " + NormalizeText(ConceptText(reaction.value("substance", Json::object())));
+        haystack += " | " + NormalizeText(ConceptText(ObjectField(reaction, "substance")));
         if (reaction.contains("manifestation") && reaction["manifestation"].is_array()) {
           for (const Json& m : reaction["manifestation"]) reactions.push_back(ConceptText(m));
         }
@@ -492,8 +492,8 @@ ToolResult RunImagingHistory(const Shared& shared) {
     std::string series_text;  // a series description, else an instance title ("Image of arm")
     if (auto it = study->find("series"); it != study->end() && it->is_array()) {
       for (const Json& series : *it) {
-        add_unique(modalities, StringField(series.value("modality", Json::object()), "code"));
-        add_unique(body_sites, StringField(series.value("bodySite", Json::object()), "display"));
+        add_unique(modalities, StringField(ObjectField(series, "modality"), "code"));
+        add_unique(body_sites, StringField(ObjectField(series, "bodySite"), "display"));
         if (series_text.empty()) series_text = StringField(series, "description");
         if (series_text.empty() && series.contains("instance") && series["instance"].is_array() &&
             !series["instance"].empty()) {
