@@ -14,7 +14,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "apps/extract/extract_app.h"
 #include "apps/extract/extract_prompts.h"
+#include "medreact/json_schema.h"
 #include "apps/triage/triage_prompts.h"
 #include "core/file_io.h"
 #include "tools/calc/calculator.h"
@@ -423,6 +425,29 @@ TEST(HostileModelTest, AssessmentsAndAnswersOfAnyShapeAreNormalisedNeverThrown) 
                                     std::string("no json at all"), std::string(""), std::string("[1e400]")}) {
     EXPECT_FALSE(ParseExtractionAnswer(answer).ok()) << answer.substr(0, 40);
   }
+}
+
+TEST(HostileModelTest, TheOfflineExtractionFillsSchemasOfOddShapesWithoutThrowing) {
+  // Each compiles (JSON Schema allows `true` as a schema and odd enum values)
+  // and each once made the schema filler throw.
+  const std::vector<std::string> schemas = {
+      R"({"type":"object","properties":{"x":true,"severity":true}})",
+      R"({"type":"object","properties":{"z_scores":{"type":"array","items":true}}})",
+      R"({"type":"object","properties":{"diagnosis":{"type":"string","enum":[1,null]}},"required":["diagnosis"]})",
+      R"({"type":"object","properties":{"a":{"type":"object","properties":{"bmi":true,"age":{"type":"integer"}}}}})",
+  };
+  int compiled = 0;
+  for (const std::string& text : schemas) {
+    const Json schema = ParseJson(text).value();
+    if (!JsonSchema::Compile(schema).ok()) continue;
+    ++compiled;
+    ExtractionOutcome out = RunExtraction(
+        {.note = "3 year old girl, weight 11.2 kg, height 94 cm. Poor intake for 2 months.", .schema = schema},
+        ExtractionConfig{});
+    EXPECT_TRUE(out.result.is_object()) << text;
+    EXPECT_TRUE(out.result.contains("extraction")) << text;
+  }
+  EXPECT_EQ(compiled, 4);
 }
 
 // ---- Calculators: extreme values -------------------------------------------------------

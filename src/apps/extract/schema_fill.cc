@@ -29,8 +29,28 @@ std::string FieldText(const std::string& name) {
   return out;
 }
 
+// The user's schema is read through these: a keyword of another type than
+// JSON Schema gives it (valid JSON, e.g. "properties": [] or a sub-schema
+// that is `true`) reads as absent instead of throwing.
+const Json& Member(const Json& schema, const char* key, Json::value_t type) {
+  static const Json kAbsent;
+  if (!schema.is_object()) return kAbsent;
+  auto it = schema.find(key);
+  return it != schema.end() && it->type() == type ? *it : kAbsent;
+}
+const Json& Properties(const Json& schema) {
+  static const Json kEmpty = Json::object();
+  const Json& p = Member(schema, "properties", Json::value_t::object);
+  return p.is_null() ? kEmpty : p;
+}
+const Json& Enum(const Json& schema) {
+  static const Json kEmpty = Json::array();
+  const Json& e = Member(schema, "enum", Json::value_t::array);
+  return e.is_null() ? kEmpty : e;
+}
+
 std::string DescriptionText(const Json& schema) {
-  return " " + Lower(schema.value("description", std::string())) + " ";
+  return " " + Lower(StringOr(schema, "description")) + " ";
 }
 
 bool Has(const std::string& text, std::initializer_list<const char*> words) {
@@ -39,15 +59,16 @@ bool Has(const std::string& text, std::initializer_list<const char*> words) {
 
 std::set<std::string> Types(const Json& schema) {
   std::set<std::string> types;
-  const Json type = schema.value("type", Json());
+  static const Json kAbsent;
+  const Json& type = schema.is_object() && schema.contains("type") ? schema["type"] : kAbsent;
   if (type.is_string()) types.insert(type.get<std::string>());
   if (type.is_array()) {
     for (const Json& t : type) {
       if (t.is_string()) types.insert(t.get<std::string>());
     }
   }
-  if (types.empty() && schema.contains("enum")) types.insert("string");
-  if (types.empty() && schema.contains("properties")) types.insert("object");
+  if (types.empty() && !Enum(schema).empty()) types.insert("string");
+  if (types.empty() && !Properties(schema).empty()) types.insert("object");
   return types;
 }
 
@@ -83,7 +104,7 @@ Json PickEnum(const Json& options, const std::string& wanted) {
 }
 
 Json StringOrEnum(const Json& schema, const std::string& value) {
-  if (schema.contains("enum")) return PickEnum(schema["enum"], value);
+  if (!Enum(schema).empty()) return PickEnum(Enum(schema), value);
   return value;
 }
 
@@ -108,9 +129,9 @@ class Filler {
 
   Json Object(const Json& schema) const {
     Json out = Json::object();
-    const Json props = schema.value("properties", Json::object());
+    const Json& props = Properties(schema);
     std::set<std::string> required;
-    for (const Json& r : schema.value("required", Json::array())) {
+    for (const Json& r : Member(schema, "required", Json::value_t::array)) {
       if (r.is_string()) required.insert(r.get<std::string>());
     }
     for (const auto& [name, sub] : props.items()) {
@@ -118,7 +139,7 @@ class Filler {
       if (value.is_discarded() || (value.is_null() && !Types(sub).contains("null"))) {
         if (!required.contains(name)) continue;
         if (Types(sub).contains("null")) value = nullptr;
-        else if (Types(sub).contains("string") && !sub.contains("enum")) value = kNotDocumented;
+        else if (Types(sub).contains("string") && Enum(sub).empty()) value = kNotDocumented;
         else continue;  // missing: the validator names it
       }
       out[name] = std::move(value);
@@ -134,8 +155,8 @@ class Filler {
     const std::set<std::string> types = Types(schema);
     const std::string n = FieldText(name);
     const std::string d = DescriptionText(schema);
-    if (types.contains("object") && schema.contains("properties")) return Object(schema);
-    if (types.contains("array")) return Array(n + d, schema.value("items", Json::object()));
+    if (types.contains("object") && !Properties(schema).empty()) return Object(schema);
+    if (types.contains("array")) return Array(n + d, Member(schema, "items", Json::value_t::object));
     if (types.contains("boolean")) {
       if (Has(n + d, {"malnutrition", "malnourish", "diagnos", "present", "meets", "undernutrition"})) return f_.malnutrition;
       return Nothing();
@@ -173,10 +194,10 @@ class Filler {
     if (Has(n, {" sex ", "gender"})) return f_.sex.empty() ? Nothing() : StringOrEnum(schema, f_.sex);
     if (Has(n, {"population", "age group"})) return StringOrEnum(schema, f_.population);
     if (Has(n, {"diagnos", "malnutrition", "status", "classification"})) {
-      if (schema.contains("enum")) {
-        Json v = PickEnum(schema["enum"], f_.malnutrition ? f_.severity : "none");
+      if (!Enum(schema).empty()) {
+        Json v = PickEnum(Enum(schema), f_.malnutrition ? f_.severity : "none");
         if (!v.is_null()) return v;
-        return PickEnum(schema["enum"], f_.malnutrition ? "malnutrition" : "none");
+        return PickEnum(Enum(schema), f_.malnutrition ? "malnutrition" : "none");
       }
       return f_.malnutrition ? f_.severity + " malnutrition" : std::string("no malnutrition");
     }
@@ -214,7 +235,7 @@ class Filler {
   // One z-finding as an object of the item schema.
   Json ItemObject(const Json& schema, const ZFinding& z) const {
     Json out = Json::object();
-    const Json props = schema.value("properties", Json::object());
+    const Json& props = Properties(schema);
     for (const auto& [name, sub] : props.items()) {
       const std::string n = FieldText(name);
       const std::set<std::string> types = Types(sub);
