@@ -9,6 +9,20 @@
 // at Compile() and never at Validate(). A compiled schema is immutable:
 // Validate() may run on many threads at once (each call builds its own
 // valijson Validator, whose regex cache is mutable).
+//
+// Hostile schemas and values never hang or crash it (json_schema.cc, "Guards"):
+// Compile() refuses, with InvalidArgument naming the place, a "$ref" to
+// another document (nothing is ever fetched), a "$ref" that points nowhere or
+// is not a JSON pointer, $ref cycles and any loop that applies schemas to the
+// same value without stepping into it ({"allOf": [{"$ref": "#"}]}), schemas
+// nested deeper than 256 JSON levels or holding more than 100,000 JSON values,
+// paths through more than 128 subschemas ($ref followed), and patterns longer
+// than 1,000 characters. Recursion through properties/items (a tree schema) is
+// fine. Validate() reports, instead of validating, values nested deeper than
+// 256 levels, values whose check against a recursive schema would go more
+// than 1,000 subschemas deep, and strings (or member names) longer than 1,000
+// characters that a "pattern", patternProperties or date/time "format" would
+// have to match.
 #ifndef MEDREACT_JSON_SCHEMA_H_
 #define MEDREACT_JSON_SCHEMA_H_
 

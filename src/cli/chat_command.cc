@@ -96,7 +96,8 @@ int RunChat(const ChatFlags& flags) {
     packs.push_back("rag");  // likewise a corpus or a hints file
   }
   const PackContext context{.fhir_path = flags.fhir_path, .as_of = flags.as_of,
-                            .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path};
+                            .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path,
+                            .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }};
   if (Status s = RegisterPacks(*registry, packs, context); !s.ok()) {
     std::cerr << "medreact chat: " << s.message() << "\n";
     return kExitBadInput;

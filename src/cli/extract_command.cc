@@ -73,6 +73,7 @@ int RunExtractCommand(const ExtractFlags& flags) {
   if (!flags.corpus_dir.empty()) {
     Result<RagIndex> index = RagIndex::Open(flags.corpus_dir, {.db_path = flags.rag_db});
     if (!index.ok()) return Fail("--corpus: " + index.status().message());
+    for (const std::string& w : index->last_update().warnings) std::cerr << "medreact extract: --corpus: " << w << "\n";
     config.rag = std::make_shared<RagIndex>(std::move(*index));
   }
   if (!flags.extras_path.empty()) {
@@ -145,7 +146,8 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--schema", flags->schema_path, "the JSON Schema the answer must validate against")->required();
   cmd->add_option("--label", flags->label, "context from the requester, e.g. an expected diagnosis (not proof)");
   cmd->add_option("--corpus", flags->corpus_dir, "a folder of guideline documents (.md, .txt) for query_rag");
-  cmd->add_option("--rag-db", flags->rag_db, "where the corpus index lives (default: inside the corpus folder)");
+  cmd->add_option("--rag-db", flags->rag_db, "where the corpus index lives (default: $XDG_CACHE_HOME/medreact/rag/<folder>-<hash>.sqlite, "
+                  "else ~/.cache/medreact/rag/)");
   cmd->add_option("--extras", flags->extras_path, "a hints file (JSON) for query_extras");
   cmd->add_option("--out", flags->out_path, "also write the result JSON to this file");
   cmd->add_option("--trace", flags->trace_path, "write the extraction's trace (every attempt's steps) as JSON");

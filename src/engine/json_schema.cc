@@ -1,5 +1,7 @@
-// JsonSchema (json_schema.h): valijson behind a small interface, and the
-// rewriting of valijson's messages into "<pointer>: <problem>" items.
+// JsonSchema (json_schema.h): valijson behind a small interface, behind the
+// guards of json_schema_guard.h (which keep hostile schemas and values from
+// hanging or crashing it), and the rewriting of valijson's messages into
+// "<pointer>: <problem>" items.
 #include "medreact/json_schema.h"
 
 #include <algorithm>
@@ -23,19 +25,13 @@
 #include <valijson/validator.hpp>
 
 #include "core/text_util.h"
+#include "engine/json_schema_guard.h"
 
 namespace medreact {
-
-struct JsonSchema::Impl {
-  Json document;
-  valijson::Schema schema;
-};
 
 namespace {
 
 constexpr size_t kMaxValuePreview = 40;
-
-
 
 // ---- Registration checks ---------------------------------------------------
 
@@ -145,13 +141,26 @@ const Json* ValueAt(const Json& root, const std::vector<std::string>& segments) 
   return node;
 }
 
-// The subschema that governs `segments`, following only "properties",
+// `node` with its "$ref"s followed (Compile() checked they resolve); nullptr
+// when the result is not a schema object.
+const Json* FollowRefs(const Json& root, const Json* node) {
+  for (int hops = 0; hops <= kMaxSchemaDepth && node && node->is_object(); ++hops) {
+    auto ref = node->find("$ref");
+    if (ref == node->end()) return node;
+    if (!ref->is_string()) return nullptr;
+    Result<std::pair<const Json*, std::string>> target = ResolveLocalRef(root, ref->get<std::string>(), "");
+    node = target.ok() ? target->first : nullptr;
+  }
+  return nullptr;
+}
+
+// The subschema that governs `segments`, following "$ref", "properties",
 // "items" and "additionalProperties"; nullptr when it cannot be told simply
-// (references, combinators), in which case messages stay generic.
+// (combinators), in which case messages stay generic.
 const Json* SchemaAt(const Json& root, const std::vector<std::string>& segments) {
-  const Json* node = &root;
+  const Json* node = FollowRefs(root, &root);
   for (const std::string& segment : segments) {
-    if (!node->is_object()) return nullptr;
+    if (!node) return nullptr;
     auto props = node->find("properties");
     auto items = node->find("items");
     auto extra = node->find("additionalProperties");
@@ -167,8 +176,9 @@ const Json* SchemaAt(const Json& root, const std::vector<std::string>& segments)
     } else {
       return nullptr;
     }
+    node = FollowRefs(root, node);
   }
-  return node->is_object() ? node : nullptr;
+  return node;
 }
 
 std::string QuotedBetween(const std::string& text, size_t from) {
@@ -304,18 +314,32 @@ bool IsSummaryOfDeeperError(const valijson::ValidationResults::Error& error,
 
 }  // namespace
 
+struct JsonSchema::Impl {
+  Json document;      // as given
+  Json parsed;        // what valijson parsed (GuardSchema)
+  SchemaGraph graph;  // nodes point into `document`
+  valijson::Schema schema;
+};
+
 std::string DescribeJsonValue(const Json& value) { return ValuePreviewImpl(value); }
 
 Result<JsonSchema> JsonSchema::Compile(const Json& schema) {
+  // Shape first: copying a document nested without bound would itself recurse without bound.
+  if (Status s = CheckSchemaShape(schema); !s.ok()) return s;
   auto impl = std::make_shared<Impl>();
   impl->document = schema;
-  if (Status s = CompileSchema(impl->document, impl->schema); !s.ok()) return s;
+  Result<GuardedSchema> guarded = GuardSchema(impl->document);
+  if (!guarded.ok()) return guarded.status();
+  impl->graph = std::move(guarded->graph);
+  impl->parsed = std::move(guarded->parsed);
+  if (Status s = CompileSchema(impl->parsed, impl->schema); !s.ok()) return s;
   return JsonSchema(std::move(impl));
 }
 
 const Json& JsonSchema::document() const { return impl_->document; }
 
 std::vector<SchemaProblem> JsonSchema::Validate(const Json& value) const {
+  if (std::vector<SchemaProblem> refused = GuardValue(impl_->graph, value); !refused.empty()) return refused;
   valijson::ValidationResults results;
   try {
     valijson::Validator validator(valijson::Validator::kStrongTypes);

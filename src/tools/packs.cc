@@ -67,6 +67,9 @@ Status RegisterRag(ToolRegistry& registry, const PackContext& context) {
   if (!context.corpus_dir.empty()) {
     auto opened = RagIndex::Open(context.corpus_dir);
     if (!opened.ok()) return opened.status();
+    if (context.on_warning) {
+      for (const std::string& w : opened->last_update().warnings) context.on_warning("--corpus: " + w);
+    }
     index = std::make_shared<RagIndex>(std::move(*opened));
   }
   std::shared_ptr<const ExtrasFile> extras;

@@ -4,6 +4,7 @@
 #ifndef MEDREACT_TOOLS_PACKS_H_
 #define MEDREACT_TOOLS_PACKS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct PackContext {
   std::string as_of;      // "YYYY-MM-DD" for the `fhir` pack's "now". Default: latest date in the record
   std::string corpus_dir;   // guideline folder for the `rag` pack's query_rag. Default: none
   std::string extras_path;  // hints file (JSON) for the `rag` pack's query_extras. Default: none
+  // Receives what loading skipped and why (e.g. a corpus file that links out
+  // of the corpus, or one over the size limit). Default: none (dropped)
+  std::function<void(const std::string&)> on_warning;
 };
 
 // Registers the named packs. An unknown name → InvalidArgument listing the

@@ -26,6 +26,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // ---- Normal distribution -----------------------------------------------------
 
@@ -436,14 +437,177 @@ TEST_F(GrowthPackTest, WhoLengthHeightPositionCorrection) {
   EXPECT_FALSE(cdc.contains("adjustment"));
 }
 
-TEST_F(GrowthPackTest, ImplausibleValuesCarryAWarning) {
-  Json result = Zscore({{"reference", "who"}, {"indicator", "weight_for_age"}, {"sex", "male"},
-                        {"age_months", 12}, {"value", 25.0}});  // 25 kg at 1 year: pounds?
-  EXPECT_GT(result["z"].get<double>(), 5);
-  EXPECT_THAT(result["warning"].get<std::string>(), HasSubstr("check the measurement"));
+// ---- Plausibility ------------------------------------------------------------------
+
+// One measurement: reference, indicator, sex, where the child is ({"age_months": ..}
+// or {"length_cm"/"height_cm": ..}) and the value.
+struct Measurement {
+  const char* reference;
+  const char* indicator;
+  Json position;
+  double value;
+};
+
+Json ZscoreArgs(const Measurement& m) {
+  Json args = {{"reference", m.reference}, {"indicator", m.indicator}, {"sex", "male"}, {"value", m.value}};
+  for (auto& [key, v] : m.position.items()) args[key] = v;
+  return args;
+}
+
+TEST_F(GrowthPackTest, PhysicallyImpossibleMeasurementsAreErrorsNamingTheUnitMistake) {
+  struct Case {
+    Measurement m;
+    std::vector<std::string> expected;
+  };
+  const Json at12 = {{"age_months", 12}};
+  const Json at60 = {{"age_months", 60}};
+  const std::vector<Case> cases = {
+      // The hostile tester's 7,000 kg one-year-old: grams given as kilograms.
+      {{"who", "weight_for_age", at12, 7000}, {"/value 7000 kg is not a possible weight", "7000 g = 7 kg", "pounds"}},
+      {{"cdc", "weight_for_age", at12, 0.05}, {"/value 0.05 kg is not a possible weight", "0.1 to 700 kg"}},
+      {{"who", "length_for_age", at12, 750}, {"750 cm is not a possible length or height", "750 mm = 75 cm"}},
+      {{"cdc", "length_for_age", at12, 0.75}, {"0.75 cm", "0.75 m = 75 cm"}},
+      {{"who", "height_for_age", at60, 1100}, {"1100 cm", "millimetres"}},
+      {{"cdc", "height_for_age", at60, 1.1}, {"1.1 cm", "1.1 m = 110 cm"}},
+      {{"who", "head_circumference_for_age", at12, 450}, {"450 cm is not a possible head circumference", "450 mm = 45 cm"}},
+      {{"cdc", "head_circumference_for_age", at12, 0.45}, {"0.45 m = 45 cm"}},
+      {{"who", "bmi_for_age", at60, 16000}, {"16000 kg/m2 is not a possible BMI", "weight was in kg"}},
+      {{"cdc", "bmi_for_age", at60, 0.0016}, {"0.0016 kg/m2", "height in cm gives a BMI 10,000 times too small"}},
+      {{"who", "weight_for_length", {{"length_cm", 75}}, 9000}, {"9000 kg", "9000 g = 9 kg"}},
+      {{"cdc", "weight_for_length", {{"length_cm", 750}}, 9}, {"/length_cm 750 cm", "750 mm = 75 cm"}},
+      {{"who", "weight_for_height", {{"height_cm", 100}}, 16000}, {"16000 kg", "16000 g = 16 kg"}},
+      {{"cdc", "weight_for_height", {{"height_cm", 1.0}}, 16}, {"/height_cm 1 cm", "1 m = 100 cm"}},
+  };
+  for (const Case& c : cases) {
+    const std::string error = CallError("growth_zscore", ZscoreArgs(c.m));
+    for (const std::string& part : c.expected) EXPECT_THAT(error, HasSubstr(part)) << ZscoreArgs(c.m).dump();
+  }
+}
+
+TEST_F(GrowthPackTest, BiologicallyImplausibleZscoresAreFlaggedNeverSummarisedAsARank) {
+  struct Case {
+    Measurement m;
+    const char* flag;
+  };
+  const Json at12 = {{"age_months", 12}};
+  const Json at24 = {{"age_months", 24}};
+  const Json at60 = {{"age_months", 60}};
+  const Json at120 = {{"age_months", 120}};
+  const Json len75 = {{"length_cm", 75}};
+  const Json ht100 = {{"height_cm", 100}};
+  // Every indicator of both references, too high and too low, each a number a
+  // child could physically measure but far beyond the reference's BIV cut-off.
+  const std::vector<Case> cases = {
+      {{"who", "weight_for_age", at12, 25}, "implausibly_high"},   // 25 kg at 1 year: pounds?
+      {{"who", "weight_for_age", at12, 3}, "implausibly_low"},
+      {{"who", "length_for_age", at12, 100}, "implausibly_high"},
+      {{"who", "length_for_age", at12, 50}, "implausibly_low"},
+      {{"who", "height_for_age", at60, 150}, "implausibly_high"},
+      {{"who", "height_for_age", at60, 70}, "implausibly_low"},
+      {{"who", "bmi_for_age", at24, 40}, "implausibly_high"},
+      {{"who", "bmi_for_age", at24, 8}, "implausibly_low"},
+      {{"who", "head_circumference_for_age", at12, 60}, "implausibly_high"},
+      {{"who", "head_circumference_for_age", at12, 30}, "implausibly_low"},
+      {{"who", "weight_for_length", len75, 20}, "implausibly_high"},
+      {{"who", "weight_for_length", len75, 4}, "implausibly_low"},
+      {{"who", "weight_for_height", ht100, 40}, "implausibly_high"},
+      {{"who", "weight_for_height", ht100, 7}, "implausibly_low"},
+      {{"cdc", "weight_for_age", at120, 150}, "implausibly_high"},
+      {{"cdc", "weight_for_age", at120, 8}, "implausibly_low"},
+      {{"cdc", "length_for_age", at12, 100}, "implausibly_high"},
+      {{"cdc", "length_for_age", at12, 50}, "implausibly_low"},
+      {{"cdc", "height_for_age", at120, 200}, "implausibly_high"},
+      {{"cdc", "height_for_age", at120, 90}, "implausibly_low"},
+      {{"cdc", "bmi_for_age", at120, 60}, "implausibly_high"},
+      {{"cdc", "bmi_for_age", at120, 8}, "implausibly_low"},
+      {{"cdc", "head_circumference_for_age", at12, 60}, "implausibly_high"},
+      {{"cdc", "head_circumference_for_age", at12, 30}, "implausibly_low"},
+      {{"cdc", "weight_for_length", len75, 25}, "implausibly_high"},
+      {{"cdc", "weight_for_length", len75, 4}, "implausibly_low"},
+      {{"cdc", "weight_for_height", ht100, 40}, "implausibly_high"},
+      {{"cdc", "weight_for_height", ht100, 7}, "implausibly_low"},
+  };
+  for (const Case& c : cases) {
+    const Json args = ZscoreArgs(c.m);
+    const Json result = Zscore(args);
+    ASSERT_TRUE(result.is_object()) << args.dump();
+    EXPECT_EQ(result["biologically_implausible"], true) << args.dump() << " -> " << result.dump();
+    const Json& p = result["plausibility"];
+    EXPECT_EQ(p["flag"], c.flag) << args.dump();
+    const bool who = std::string(c.m.reference) == "who";
+    EXPECT_EQ(p["statistic"], who ? "z" : "modified z");
+    const double limit = p["limits"][std::string(c.flag) == "implausibly_low" ? 0 : 1].get<double>();
+    if (std::string(c.flag) == "implausibly_low") {
+      EXPECT_LT(p["value"].get<double>(), limit) << args.dump();
+    } else {
+      EXPECT_GT(p["value"].get<double>(), limit) << args.dump();
+    }
+    EXPECT_THAT(p["source"].get<std::string>(), HasSubstr(who ? "WHO Anthro" : "SAS Program for the 2000 CDC"));
+    const std::string summary = result["summary"].get<std::string>();
+    EXPECT_THAT(summary, AllOf(HasSubstr("BIOLOGICALLY IMPLAUSIBLE"), HasSubstr("re-check the measurement")));
+    EXPECT_THAT(summary, Not(HasSubstr("percentile"))) << summary;
+    EXPECT_THAT(result["warning"].get<std::string>(), AllOf(HasSubstr("g vs kg, lb vs kg, mm vs cm, m vs cm"),
+                                                            HasSubstr("Do not grade")));
+    // And grading it is refused.
+    Json grade = {{"z", result["z"]}, {"indicator", c.m.indicator}, {"biologically_implausible", true}};
+    EXPECT_THAT(CallError("interpret_zscore_malnutrition", grade), HasSubstr("not graded"));
+  }
+}
+
+TEST_F(GrowthPackTest, CdcFlagsOnTheModifiedZscore) {
+  // 150 kg at 10 years: the LMS z is compressed by the skewed tail, the
+  // modified z (half the distance to +2 SD as the unit) is far beyond +8.
+  Json result = Zscore({{"reference", "cdc"}, {"indicator", "weight_for_age"}, {"sex", "male"},
+                        {"age_months", 120}, {"value", 150}});
+  EXPECT_LT(result["z"].get<double>(), 8);
+  EXPECT_GT(result["modified_z"].get<double>(), 8);
+  EXPECT_EQ(result["biologically_implausible"], true);
+  // The modified z by hand: (X - M) / ((P(z=2) - M) / 2).
+  const Lms lms{result["L"].get<double>(), result["M"].get<double>(), result["S"].get<double>()};
+  EXPECT_NEAR(result["modified_z"].get<double>(), (150 - lms.m) / ((LmsValue(2, lms) - lms.m) / 2), 1e-9);
+  EXPECT_NEAR(CdcModifiedZ(LmsValue(-2, lms), lms), -2, 1e-12);
+  EXPECT_NEAR(CdcModifiedZ(LmsValue(2, lms), lms), 2, 1e-12);
+}
+
+TEST_F(GrowthPackTest, OrdinaryAndMerelyExtremeValuesAreNotFlagged) {
   Json normal = Zscore({{"reference", "who"}, {"indicator", "weight_for_age"}, {"sex", "male"},
                         {"age_months", 12}, {"value", 9.6}});
+  EXPECT_EQ(normal["biologically_implausible"], false);
+  EXPECT_FALSE(normal.contains("plausibility"));
   EXPECT_FALSE(normal.contains("warning"));
+  EXPECT_THAT(normal["summary"].get<std::string>(), HasSubstr("percentile"));
+  // Severe wasting is rare but real: z -4.5 weight-for-height is graded, not flagged.
+  Json wasted = Zscore({{"reference", "who"}, {"indicator", "weight_for_height"}, {"sex", "male"},
+                        {"height_cm", 100}, {"value", 11.0}});
+  EXPECT_LT(wasted["z"].get<double>(), -3);
+  EXPECT_GT(wasted["z"].get<double>(), -5);
+  EXPECT_EQ(wasted["biologically_implausible"], false);
+  Json cdc = Zscore({{"reference", "cdc"}, {"indicator", "bmi_for_age"}, {"sex", "female"},
+                     {"age_months", 120}, {"value", 30}});  // severe obesity, within CDC's limits
+  EXPECT_EQ(cdc["biologically_implausible"], false);
+  EXPECT_TRUE(cdc.contains("modified_z"));
+}
+
+TEST_F(GrowthPackTest, NegativeAgesAndNonNumbersAreErrors) {
+  const Json base = {{"reference", "who"}, {"indicator", "weight_for_age"}, {"sex", "male"}, {"value", 9.6}};
+  Json months = base;
+  months["age_months"] = -1;
+  EXPECT_THAT(CallError("growth_zscore", months), HasSubstr("/age_months"));
+  Json days = base;
+  days["age_days"] = -30;
+  EXPECT_THAT(CallError("growth_zscore", days), HasSubstr("/age_days"));
+  EXPECT_THAT(CallError("interpret_zscore_malnutrition", {{"z", -2}, {"indicator", "bmi_for_age"}, {"age_months", -5}}),
+              HasSubstr("/age_months"));
+  // JSON has no NaN or infinity; a number too large for a double is refused before the tool runs.
+  for (const char* args :
+       {R"({"reference": "who", "indicator": "weight_for_age", "sex": "male", "age_months": 12, "value": 1e400})",
+        R"({"reference": "who", "indicator": "weight_for_age", "sex": "male", "age_months": 1e400, "value": 9})",
+        R"({"z": 1e400, "indicator": "bmi_for_age"})"}) {
+    const std::string tool = std::string(args).find("\"z\"") != std::string::npos ? "interpret_zscore_malnutrition"
+                                                                                     : "growth_zscore";
+    ToolResult result = registry_.Execute({"call_1", tool, args}, {});
+    EXPECT_FALSE(result.ok) << args << " -> " << result.content;
+  }
 }
 
 TEST_F(GrowthPackTest, ArgumentErrors) {
@@ -585,6 +749,34 @@ TEST_F(GrowthInterpretTest, SchoolAgeBmiStuntingAndUnderweight) {
   // Under 1 month: no ASPEN; over 18 years: no ASPEN.
   EXPECT_EQ(Bands(-2.5, "weight_for_length", 0.5), (Map{{"WHO", "wasting (moderate)"}}));
   EXPECT_EQ(Bands(-2.5, "bmi_for_age", 220), (Map{{"WHO2007", "thinness"}}));
+}
+
+TEST_F(GrowthInterpretTest, RefusesToGradeBiologicallyImplausibleZscores) {
+  // WHO cut-offs (WHO Anthro / AnthroPlus): weight-for-age < -6 or > +5,
+  // length/height-for-age < -6 or > +6, the others < -5 or > +5.
+  const std::vector<std::pair<double, std::string>> refused = {
+      {5.01, "weight_for_age"},    {-6.01, "weight_for_age"},           {6.01, "length_for_age"},
+      {-6.5, "height_for_age"},    {5.01, "weight_for_length"},         {-5.01, "weight_for_height"},
+      {-5.01, "bmi_for_age"},      {5.5, "head_circumference_for_age"}, {4347, "weight_for_age"}};
+  for (const auto& [z, indicator] : refused) {
+    const std::string error = CallError("interpret_zscore_malnutrition", {{"z", z}, {"indicator", indicator}});
+    EXPECT_THAT(error, AllOf(HasSubstr("is not graded"), HasSubstr("biologically implausible"),
+                             HasSubstr("re-check the measurement"), HasSubstr(indicator)))
+        << z << " " << indicator;
+  }
+  // At the cut-offs themselves the value is graded.
+  using Map = std::map<std::string, std::string>;
+  EXPECT_EQ(Bands(-6, "weight_for_age", 30), (Map{{"WHO", "severely underweight"}}));
+  EXPECT_EQ(Bands(-5, "bmi_for_age", 30), (Map{{"ASPEN/AND", "severe malnutrition"}, {"WHO", "severe wasting"}}));
+  EXPECT_EQ(Bands(5, "weight_for_height", 30),
+            (Map{{"ASPEN/AND", "none (outside this system's bands)"}, {"WHO", "obesity"}}));
+  // A z growth_zscore flagged (e.g. CDC's modified z) is refused whatever its value.
+  EXPECT_THAT(CallError("interpret_zscore_malnutrition",
+                        {{"z", -2.5}, {"indicator", "bmi_for_age"}, {"biologically_implausible", true}}),
+              HasSubstr("growth_zscore flagged it as biologically implausible"));
+  EXPECT_EQ(Call("interpret_zscore_malnutrition",
+                 {{"z", -2.5}, {"indicator", "bmi_for_age"}, {"biologically_implausible", false}})["z"],
+            -2.5);
 }
 
 TEST_F(GrowthInterpretTest, SaysWhichIndicatorAndThatOneIsNotADiagnosis) {

@@ -2,10 +2,15 @@
 // incremental updates, deletions, ranking on the starter corpus, hostile
 // queries), embeddings through a fake transport with reciprocal rank fusion,
 // the extras hints file, and both tools through a ToolRegistry. The chunker,
-// the query sanitiser and the starter corpus: rag_chunker_test.cc.
+// the query sanitiser and the starter corpus: rag_chunker_test.cc; the corpus
+// boundary (links, FIFOs, sizes) and the index's location:
+// rag_corpus_safety_test.cc.
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -35,6 +40,23 @@ using ::testing::Not;
 using testing::TempDir;
 
 const std::string kCorpus = std::string(MEDREACT_SOURCE_DIR) + "/data/guidelines";
+
+// Hermetic indexes: RagIndex keeps its database in $XDG_CACHE_HOME by default,
+// so the whole test binary (and the commands it starts) gets a private cache
+// folder instead of the user's. Tests that need another set it themselves.
+class PrivateCacheHome : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>();
+    setenv("XDG_CACHE_HOME", dir_->path().c_str(), 1);
+  }
+  void TearDown() override { dir_.reset(); }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+};
+[[maybe_unused]] ::testing::Environment* const kPrivateCacheHome =
+    ::testing::AddGlobalTestEnvironment(new PrivateCacheHome);
 
 // TempDir::Write, creating the parent folders.
 void Put(const TempDir& dir, const std::string& name, const std::string& content) {
@@ -78,12 +100,12 @@ TEST(RagIndexTest, PersistsAndASecondOpenReindexesNothing) {
     EXPECT_EQ(first.files_removed, 0u);
     EXPECT_GT(first.chunks_added, 30u);
     EXPECT_TRUE(first.warnings.empty());
-    EXPECT_EQ(index.db_path(), dir.File(".medreact-rag.sqlite"));
+    EXPECT_EQ(index.db_path(), *DefaultRagDbPath(dir.path()));
     chunks = index.chunk_count();
     EXPECT_EQ(chunks, first.chunks_added);
     EXPECT_EQ(index.file_count(), 6u);
   }
-  ASSERT_TRUE(fs::exists(dir.File(".medreact-rag.sqlite")));
+  ASSERT_TRUE(fs::exists(*DefaultRagDbPath(dir.path())));
   RagIndex again = OpenOrDie(dir.path());
   RagUpdate second = again.last_update();
   EXPECT_EQ(second.files_unchanged, 6u);
@@ -178,7 +200,8 @@ TEST(RagIndexTest, IndexCanLiveOutsideTheCorpus) {
   Put(corpus, "a.md", "# A\n\nalpha\n");
   RagIndex index = OpenOrDie(corpus.path(), {.db_path = elsewhere.File("idx.sqlite")});
   EXPECT_TRUE(fs::exists(elsewhere.File("idx.sqlite")));
-  EXPECT_FALSE(fs::exists(corpus.File(".medreact-rag.sqlite")));
+  EXPECT_FALSE(fs::exists(*DefaultRagDbPath(corpus.path())));
+  EXPECT_EQ(std::distance(fs::directory_iterator(corpus.path()), fs::directory_iterator()), 1);
   EXPECT_EQ(index.Search("alpha")->hits.size(), 1u);
 }
 
@@ -202,7 +225,9 @@ TEST(RagIndexTest, ErrorsNameTheProblem) {
   EXPECT_THAT(missing.status().message(), HasSubstr("is not a folder"));
 
   Put(dir, "a.md", "# A\n\nalpha\n");
-  Put(dir, ".medreact-rag.sqlite", std::string(8192, 'x'));
+  const std::string db = *DefaultRagDbPath(dir.path());
+  fs::create_directories(fs::path(db).parent_path());
+  std::ofstream(db, std::ios::binary) << std::string(8192, 'x');
   Result<RagIndex> garbage = RagIndex::Open(dir.path());
   ASSERT_FALSE(garbage.ok());
   EXPECT_THAT(garbage.status().message(), HasSubstr("delete it to rebuild"));

@@ -179,9 +179,19 @@ class Planner {
   // percentile" is a bound, the measurement gives the value; the worse of the two grades.
   void Growth(const std::string& indicator, Json params) {
     if (const Observation* obs = Need(kCallMedicalFunctionTool, Call("growth_zscore", std::move(params)));
-        obs && obs->value.contains("z")) {
+        obs && obs->value.contains("z") && obs->value["z"].is_number()) {
+      // A z beyond the WHO/CDC biologically-implausible cut-offs is a
+      // measurement, age or unit error until re-checked: never a finding.
+      if (BoolOr(obs->value, "biologically_implausible", false)) {
+        notes_.push_back(indicator + " not used: " +
+                         StringOr(obs->value, "warning", "the z-score is biologically implausible") +
+                         " (re-check the measurement, the age and the units)");
+        return;
+      }
       std::optional<double> percentile;
-      if (obs->value.contains("percentile")) percentile = obs->value["percentile"].get<double>();
+      if (obs->value.contains("percentile") && obs->value["percentile"].is_number()) {
+        percentile = obs->value["percentile"].get<double>();
+      }
       AddZ(indicator, obs->value["z"].get<double>(), percentile,
            "computed from the measurements (" + obs->value.value("table", std::string("growth table")) + ")");
     }

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "medreact/tool.h"
+#include "tools/growth/growth_plausibility.h"
 #include "tools/growth/growth_tables.h"
 #include "tools/growth/lms.h"
 
@@ -68,17 +69,7 @@ Json IndicatorEnum() {
   return names;
 }
 
-// WHO flags for biologically implausible z-scores (WHO Anthro / AnthroPlus
-// software manuals; WHO Child Growth Standards 2006): a hint to re-check the
-// measurement and its unit, not a judgement.
-std::pair<double, double> WhoFlagLimits(GrowthIndicator indicator) {
-  switch (indicator) {
-    case GrowthIndicator::kWeightForAge: return std::make_pair(-6.0, 5.0);
-    case GrowthIndicator::kLengthForAge:
-    case GrowthIndicator::kHeightForAge: return std::make_pair(-6.0, 6.0);
-    default: return std::make_pair(-5.0, 5.0);
-  }
-}
+std::string SignedLimit(double limit) { return (limit > 0 ? "+" : "") + Format("%g", limit); }
 
 // ---- growth_zscore -----------------------------------------------------------
 
@@ -96,9 +87,13 @@ constexpr const char* kZscoreDescription =
     "height_for_age 0-228 months, bmi_for_age 0-228 months, head_circumference_for_age 0-60 months, "
     "weight_for_length 45-110 cm, weight_for_height 65-120 cm. For WHO under 5 years a length measured lying at "
     "2 years or older, or a height measured standing under 2 years, is converted with WHO's 0.7 cm rule. "
-    "Returns {z, percentile, table, L, M, S, method, citation, summary, ...}, e.g. {\"reference\": \"who\", "
-    "\"indicator\": \"weight_for_age\", \"sex\": \"female\", \"age_months\": 12, \"value\": 7.0} gives z -2.05, "
-    "percentile 2.0. To grade malnutrition from the z, call interpret_zscore_malnutrition.";
+    "Returns {z, percentile, biologically_implausible, table, L, M, S, method, citation, summary, ...}, e.g. "
+    "{\"reference\": \"who\", \"indicator\": \"weight_for_age\", \"sex\": \"female\", \"age_months\": 12, "
+    "\"value\": 7.0} gives z -2.05, percentile 2.0. A value no child can measure (e.g. a weight in grams given as "
+    "kg) is an error; a z beyond the published cut-offs for biologically implausible values (WHO: z; CDC: modified "
+    "z) comes back with biologically_implausible: true and a plausibility object: re-check the measurement, its "
+    "unit, the age and the sex, and do not grade or report it. To grade malnutrition from the z, call "
+    "interpret_zscore_malnutrition.";
 
 ToolSpec ZscoreSpec() {
   ToolSpec spec;
@@ -162,6 +157,12 @@ Result<GrowthPosition> PositionFromArgs(const Json& args, GrowthIndicator indica
       return Status::InvalidArgument(name + " needs the child's age: pass age_months (e.g. 18.5) or age_days "
                                             "(e.g. 563)");
     }
+    const char* field = months ? "/age_months" : "/age_days";
+    const double age = months ? *months : *days;
+    if (!std::isfinite(age) || age < 0) {
+      return Status::InvalidArgument(std::string(field) + " must be the age since birth, 0 or more, got " +
+                                     Format("%g", age) + "; check the date of birth and the date of measurement");
+    }
     position.age_months = months ? *months : *days / kDaysPerMonth;
     position.age_days = days ? *days : *months * kDaysPerMonth;
     return position;
@@ -183,6 +184,7 @@ Result<GrowthPosition> PositionFromArgs(const Json& args, GrowthIndicator indica
   if (OptionalNumber(args, other)) {
     return Status::InvalidArgument(name + " takes " + wanted + " only; remove " + other);
   }
+  if (Status s = CheckPossibleLengthCm(*cm, std::string("/") + wanted); !s.ok()) return s;
   position.length_cm = *cm;
   return position;
 }
@@ -195,10 +197,11 @@ ToolResult RunZscore(const Json& args) {
   if (!indicator) return ToolResult::Error("/indicator is not a known indicator");
   if (!sex) return ToolResult::Error("/sex must be \"male\" or \"female\"");
   const double value = args.value("value", 0.0);
-  if (!(value > 0) || !std::isfinite(value)) {
+  if (!(value > 0) && std::isfinite(value)) {
     return ToolResult::Error("/value must be a positive measurement (kg, cm or kg/m2), got " +
                              Format("%g", value));
   }
+  if (Status s = CheckPhysicallyPossible(*indicator, value); !s.ok()) return ToolResult::Error(s.message());
   Result<GrowthPosition> position = PositionFromArgs(args, *indicator);
   if (!position.ok()) return ToolResult::Error(position.status().message());
   Result<GrowthLookup> lookup = FindGrowthLms(*reference, *indicator, *sex, *position);
@@ -256,19 +259,36 @@ ToolResult RunZscore(const Json& args) {
     result["value_used"] = measured;
     result["adjustment"] = adjustment;
   }
-  result["summary"] = std::string(*reference == GrowthReference::kWho ? "WHO " : "CDC ") +
-                      GrowthIndicatorName(*indicator) + ", " + GrowthSexName(*sex) + ", " + where + ": " +
-                      Format("%g", value) + " " + GrowthValueUnit(*indicator) + " is z = " + FormatZ(z) +
-                      ", percentile " + FormatPercentile(percentile) + " (" + table + ")";
-  // A z-score this far out is more often a wrong unit or a typo than a child.
-  if (*reference == GrowthReference::kWho) {
-    if (const auto [low, high] = WhoFlagLimits(*indicator); z < low || z > high) {
-      result["warning"] = "z outside the WHO plausibility limits (" + Format("%g", low) + " to +" +
-                          Format("%g", high) + "): check the measurement, its unit and the age";
-    }
-  } else if (std::fabs(z) > 5) {
-    result["warning"] = "z beyond +/-5: check the measurement, its unit and the age";
+  // A z this far out is far more often a wrong unit, a typo, or a wrong age or
+  // sex than a child: flagged (growth_plausibility.h), never described as a
+  // position in the reference range.
+  const GrowthBiv biv = CheckBiologicallyPlausible(*reference, *indicator, z, measured, lms);
+  if (*reference == GrowthReference::kCdc) result["modified_z"] = CdcModifiedZ(measured, lms);
+  result["biologically_implausible"] = biv.implausible;
+  const std::string head = std::string(*reference == GrowthReference::kWho ? "WHO " : "CDC ") +
+                           GrowthIndicatorName(*indicator) + ", " + GrowthSexName(*sex) + ", " + where + ": " +
+                           Format("%g", value) + " " + GrowthValueUnit(*indicator);
+  if (!biv.implausible) {
+    result["summary"] = head + " is z = " + FormatZ(z) + ", percentile " + FormatPercentile(percentile) + " (" +
+                        table + ")";
+    return ToolResult::OkJson(result);
   }
+  const std::string limit = biv.direction == "low" ? biv.statistic + " < " + SignedLimit(biv.low)
+                                                   : biv.statistic + " > " + SignedLimit(biv.high);
+  const std::string reference_name = *reference == GrowthReference::kWho ? "WHO" : "CDC";
+  result["plausibility"] = {{"flag", biv.direction == "low" ? "implausibly_low" : "implausibly_high"},
+                            {"statistic", biv.statistic},
+                            {"value", biv.value},
+                            {"limits", {biv.low, biv.high}},
+                            {"source", biv.source}};
+  result["warning"] = "biologically implausible: " + biv.statistic + " = " + FormatZ(biv.value) + " is beyond the " +
+                      reference_name + " cut-off (" + limit + ") for " + GrowthIndicatorName(*indicator) +
+                      ". This is almost always a measurement or entry error: check the unit (g vs kg, lb vs kg, mm "
+                      "vs cm, m vs cm), the decimal point, the age and the sex, then recompute. Do not grade or "
+                      "report this z-score.";
+  result["summary"] = head + " gives z = " + FormatZ(z) + ": BIOLOGICALLY IMPLAUSIBLE (" + reference_name + " flags " +
+                      limit + "); re-check the measurement, its unit, the age and the sex; not to be graded or "
+                      "reported (" + table + ")";
   return ToolResult::OkJson(result);
 }
 
@@ -419,7 +439,9 @@ ToolSpec InterpretSpec() {
       "overweight, > +2 obesity). Pass age_months to get only the bands that apply at that age. Returns "
       "{classifications: [{system, applies_to, band, criterion, source}], notes, caution}. One z-score is one "
       "indicator: a diagnosis needs more than one indicator and a clinical assessment, and the result says so. "
-      "Get the z from growth_zscore first.";
+      "Get the z from growth_zscore first. A biologically implausible z is refused, not graded: beyond the WHO "
+      "cut-offs (weight_for_age < -6 or > +5, length/height_for_age < -6 or > +6, the others < -5 or > +5), or "
+      "flagged by growth_zscore (pass its biologically_implausible).";
   spec.parameters = {
       {"type", "object"},
       {"properties",
@@ -432,7 +454,11 @@ ToolSpec InterpretSpec() {
          {{"type", "number"},
           {"minimum", 0},
           {"description", "The child's age in months; selects the WHO under-5 or 5-19 year cut-offs and whether "
-                          "ASPEN (1 month to 18 years) applies. Default: all systems are shown, each labelled."}}}}},
+                          "ASPEN (1 month to 18 years) applies. Default: all systems are shown, each labelled."}}},
+        {"biologically_implausible",
+         {{"type", "boolean"},
+          {"description", "growth_zscore's biologically_implausible for this z; true is refused (the measurement "
+                          "must be re-checked, not graded). Default: false."}}}}},
       {"required", {"z", "indicator"}},
       {"additionalProperties", false}};
   return spec;
@@ -444,6 +470,23 @@ ToolResult RunInterpret(const Json& args) {
   const auto indicator = ParseGrowthIndicator(args.value("indicator", ""));
   if (!indicator) return ToolResult::Error("/indicator is not a known indicator");
   const auto age = OptionalNumber(args, "age_months");
+  if (age && (!std::isfinite(*age) || *age < 0)) {
+    return ToolResult::Error("/age_months must be the age since birth, 0 or more, got " + Format("%g", *age));
+  }
+  // Biologically implausible values are not graded (growth_plausibility.h).
+  const auto [low, high] = WhoBivLimits(*indicator);
+  const bool flagged = args.value("biologically_implausible", false);
+  if (flagged || z < low || z > high) {
+    const std::string why =
+        flagged ? "growth_zscore flagged it as biologically implausible"
+                : "it is beyond the WHO cut-off for biologically implausible values (z " +
+                      (z < low ? "< " + SignedLimit(low) : "> " + SignedLimit(high)) + " for " +
+                      GrowthIndicatorName(*indicator) + "; WHO Anthro and AnthroPlus software manuals)";
+    return ToolResult::Error("z = " + FormatZ(z) + " is not graded: " + why + ". Such a value is almost always a "
+                             "measurement or entry error, not a child: re-check the measurement and its unit (g vs "
+                             "kg, lb vs kg, mm vs cm, m vs cm), the age and the sex, recompute with growth_zscore, "
+                             "and report the value as implausible rather than as a malnutrition grade.");
+  }
 
   Json classifications = Json::array();
   Json notes = Json::array();

@@ -8,6 +8,14 @@
 //   interpret_zscore_malnutrition(z, indicator, age_months?)
 //                                            ASPEN/AND 2014 and WHO bands, cited
 //
+// Plausibility (growth_plausibility.h): a measurement no child can have (a
+// 7,000 kg infant: grams given as kg) is a tool error naming the value, the
+// unit and the likely unit mistake; a possible one whose z lies beyond the
+// reference's cut-offs for biologically implausible values (WHO on z, CDC on
+// the modified z) comes back with "biologically_implausible": true, a
+// "plausibility" object and a summary that says so instead of a rank, and
+// interpret_zscore_malnutrition refuses to grade it.
+//
 // The tables are read from DataPath("growth/...") on first use (once per
 // file, thread-safe); a missing or malformed table is a tool error naming the
 // file. Every tool is a pure function of its arguments and the immutable

@@ -71,6 +71,11 @@ double WhoRestrictedZ(double x, const Lms& lms) {
   return z;
 }
 
+double CdcModifiedZ(double x, const Lms& lms) {
+  const double half_sd = x >= lms.m ? (LmsValue(2, lms) - lms.m) / 2 : (lms.m - LmsValue(-2, lms)) / 2;
+  return (x - lms.m) / half_sd;
+}
+
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
 double NormalQuantile(double p) {

@@ -41,6 +41,16 @@ double LmsValue(double z, const Lms& lms);
 // with SDk = LmsValue(k). REQUIRES as for LmsZ.
 double WhoRestrictedZ(double x, const Lms& lms);
 
+// CDC's modified z-score, used to flag biologically implausible values: the
+// distance from the median in units of half the distance between the median
+// and the z = +2 value (above the median) or the z = -2 value (below):
+//   modified z = (X - M) / ((SD2pos - M) / 2)   when X >= M
+//   modified z = (X - M) / ((M - SD2neg) / 2)   when X <  M
+// Source: CDC, Modified z-scores in the CDC growth charts; the CDC SAS program
+// for the 2000 growth charts. NaN when the SD2 value does not exist.
+// REQUIRES as for LmsZ.
+double CdcModifiedZ(double x, const Lms& lms);
+
 // Phi(z), the standard normal distribution function, via std::erfc (accurate
 // to a few ulps relative in both tails).
 double NormalCdf(double z);

@@ -18,15 +18,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 #include <utility>
 
+#include "tools/rag/corpus_files.h"
 #include "tools/rag/embeddings.h"
 
 namespace medreact {
@@ -34,8 +33,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kSchemaVersion = 1;
-constexpr const char* kDefaultDbName = ".medreact-rag.sqlite";
-constexpr size_t kMaxFileBytes = 64u << 20;  // a guideline larger than this is not a guideline
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -120,13 +117,8 @@ class Stmt {
 };
 
 std::string Fnv1a64(std::string_view bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
   char out[32];
-  std::snprintf(out, sizeof(out), "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(out, sizeof(out), "fnv1a64:%016llx", static_cast<unsigned long long>(Fnv1a64Value(bytes)));
   return out;
 }
 
@@ -134,32 +126,11 @@ std::string ChunkerKey(const ChunkerOptions& o) {
   return std::to_string(o.target_words) + "/" + std::to_string(o.overlap_words);
 }
 
-bool IsIndexable(const fs::path& path) {
-  std::string ext = path.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".md" || ext == ".markdown" || ext == ".txt";
-}
-
-struct DiskFile {
-  fs::path absolute;
-  int64_t size = 0;
-  int64_t mtime_ns = 0;
-};
-
 struct FileRow {
   int64_t size = 0;
   int64_t mtime_ns = 0;
   std::string hash;
 };
-
-Result<std::string> ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot open '" + path.string() + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::Unavailable("cannot read '" + path.string() + "'");
-  return ss.str();
-}
 
 std::string_view Trim(std::string_view s) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
@@ -178,6 +149,7 @@ std::string EmbeddingInput(const std::string& heading, const std::string& text) 
 
 struct RagIndex::Impl {
   std::string corpus_dir;
+  std::string corpus_real;  // canonical: the boundary no document may cross
   std::string db_path;
   RagOptions options;
   std::optional<EmbeddingsClient> embedder;
@@ -232,7 +204,7 @@ struct RagIndex::Impl {
                         nullptr) != SQLITE_OK) {
       return Status::Unavailable("cannot open the RAG index '" + db_path + "': " +
                                  (db ? sqlite3_errmsg(db) : "out of memory") +
-                                 "; if the corpus folder is read-only, set RagOptions::db_path to a writable file");
+                                 "; give a writable database path");
     }
     sqlite3_busy_timeout(db, 10'000);
     // The index is a cache of the corpus: losing the last transaction in a
@@ -267,6 +239,14 @@ struct RagIndex::Impl {
       if (Status s = Exec("DELETE FROM chunks; DELETE FROM files;"); !s.ok()) return s;
     }
     if (Status s = SetMeta("chunker", wanted); !s.ok()) return s;
+    // An index is of one corpus: another one's rows would only be wiped file by file.
+    Result<std::string> corpus = Meta("corpus");
+    if (!corpus.ok()) return corpus.status();
+    if (!corpus->empty() && *corpus != corpus_real) {
+      reason = "the index held another corpus folder";
+      if (Status s = Exec("DELETE FROM chunks; DELETE FROM files;"); !s.ok()) return s;
+    }
+    if (Status s = SetMeta("corpus", corpus_real); !s.ok()) return s;
     return reason;
   }
 
@@ -277,40 +257,6 @@ struct RagIndex::Impl {
     const std::string o = own.string();
     const std::string s = p.string();
     return s == o || s == o + "-journal" || s == o + "-wal" || s == o + "-shm";
-  }
-
-  std::map<std::string, DiskFile> ScanDisk(std::vector<std::string>& warnings) const {
-    std::map<std::string, DiskFile> found;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(corpus_dir, fs::directory_options::skip_permission_denied, ec), end;
-    if (ec) {
-      warnings.push_back("cannot list '" + corpus_dir + "': " + ec.message());
-      return found;
-    }
-    for (; it != end; it.increment(ec)) {
-      if (ec) {
-        warnings.push_back("error while listing '" + corpus_dir + "': " + ec.message());
-        break;
-      }
-      const fs::path& path = it->path();
-      const std::string name = path.filename().string();
-      if (!name.empty() && name[0] == '.') {
-        if (it->is_directory(ec)) it.disable_recursion_pending();
-        continue;
-      }
-      if (!it->is_regular_file(ec) || !IsIndexable(path) || IsOwnFile(path)) continue;
-      DiskFile file;
-      file.absolute = path;
-      file.size = static_cast<int64_t>(it->file_size(ec));
-      if (ec) {
-        warnings.push_back("skipped '" + path.string() + "': " + ec.message());
-        continue;
-      }
-      const auto mtime = it->last_write_time(ec);
-      file.mtime_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
-      found.emplace(fs::relative(path, corpus_dir, ec).generic_string(), std::move(file));
-    }
-    return found;
   }
 
   Result<std::map<std::string, FileRow>> LoadFileRows() const {
@@ -336,7 +282,7 @@ struct RagIndex::Impl {
     return removed;
   }
 
-  Status WriteFileRow(const std::string& path, const DiskFile& disk, const std::string& hash, size_t chunks) const {
+  Status WriteFileRow(const std::string& path, const CorpusFile& disk, const std::string& hash, size_t chunks) const {
     Stmt s(db, "INSERT OR REPLACE INTO files(path, size, mtime_ns, hash, chunks) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!s.ok()) return SqlError("writing files");
     s.Text(1, path);
@@ -482,7 +428,8 @@ struct RagIndex::Impl {
     Result<std::string> reason = EnsureSchema();
     if (!reason.ok()) return reason.status();
     update.rebuild_reason = *reason;
-    const std::map<std::string, DiskFile> disk = ScanDisk(update.warnings);
+    const std::map<std::string, CorpusFile> disk =
+        ScanCorpus(corpus_dir, corpus_real, [this](const fs::path& p) { return IsOwnFile(p); }, update.warnings);
     Result<std::map<std::string, FileRow>> rows = LoadFileRows();
     if (!rows.ok()) return rows.status();
     update.files_scanned = disk.size();
@@ -493,13 +440,15 @@ struct RagIndex::Impl {
         ++update.files_unchanged;
         continue;
       }
-      if (static_cast<size_t>(file.size) > kMaxFileBytes) {
-        update.warnings.push_back("skipped '" + path + "': larger than 64 MB");
-        continue;
-      }
-      Result<std::string> text = ReadWholeFile(file.absolute);
+      Result<std::string> text = ReadCorpusFile(file, corpus_real);
       if (!text.ok()) {
         update.warnings.push_back("skipped '" + path + "': " + text.status().message());
+        if (row != rows->end()) {  // what can no longer be read safely leaves the index
+          Result<size_t> removed = DeleteFile(path);
+          if (!removed.ok()) return removed.status();
+          update.chunks_removed += *removed;
+          ++update.files_removed;
+        }
         continue;
       }
       const std::string hash = Fnv1a64(*text);
@@ -618,7 +567,18 @@ Result<RagIndex> RagIndex::Open(const std::string& corpus_dir, RagOptions option
   }
   auto impl = std::make_unique<Impl>();
   impl->corpus_dir = corpus_dir;
-  impl->db_path = options.db_path.empty() ? (fs::path(corpus_dir) / kDefaultDbName).string() : options.db_path;
+  impl->corpus_real = fs::canonical(corpus_dir, ec).string();
+  if (ec) return Status::NotFound("RAG corpus '" + corpus_dir + "': " + ec.message());
+  const bool default_location = options.db_path.empty();
+  if (default_location) {
+    Result<std::string> path = DefaultRagDbPath(corpus_dir);
+    if (!path.ok()) return path.status();
+    impl->db_path = *path;
+    if (Status s = PrepareCacheFolder(fs::path(impl->db_path).parent_path()); !s.ok()) return s;
+  } else {
+    impl->db_path = options.db_path;
+  }
+  if (Status s = PrepareDatabaseFile(impl->db_path, default_location); !s.ok()) return s;
   if (!options.embeddings_url.empty()) {
     impl->embedder.emplace(EmbeddingsClientOptions{.base_url = options.embeddings_url,
                                                    .model = options.embeddings_model,

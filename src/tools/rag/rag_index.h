@@ -3,8 +3,27 @@
 // Open() scans the corpus recursively for *.md, *.markdown and *.txt (hidden
 // files and folders skipped, and the index's own files), chunks each document
 // (chunker.h: heading paths kept, chunks never cross a heading) and keeps the
-// chunks in a SQLite database next to the corpus, by default
-// `<corpus_dir>/.medreact-rag.sqlite`. The database is a cache of the files:
+// chunks in a SQLite database outside the corpus, in the user's cache:
+// `$XDG_CACHE_HOME/medreact/rag/<folder name>-<FNV-1a 64 of the corpus's
+// canonical path>.sqlite`, or under `$HOME/.cache` when XDG_CACHE_HOME is not
+// an absolute path (DefaultRagDbPath). The folders medreact/ and medreact/rag/
+// are created 0700 (and made 0700 when they exist), the database file 0600;
+// RagOptions::db_path overrides the location (a new file is created 0600).
+// The database records the corpus's canonical path and is rebuilt if it held
+// another corpus.
+//
+// Safety of the scan: the corpus folder is a boundary. A symbolic link to a
+// document is followed only when the target's real path lies inside the
+// corpus; a link to a folder is never followed (inside the corpus its
+// documents are indexed under their own path, outside they are not the
+// corpus), so loops of links cannot occur; FIFOs, sockets and devices are
+// never opened; a document is opened without
+// blocking and checked through its descriptor (a regular file, the one that
+// was scanned, whose real path is inside the corpus) before it is read; a
+// document larger than kMaxRagFileBytes (8 MiB) is left out. Each file left
+// out that would otherwise have been indexed is a warning in
+// RagUpdate::warnings naming its path relative to the corpus, and its chunks
+// leave the index. The database is a cache of the files:
 //   files(path, size, mtime_ns, hash, chunks)      one row per indexed document
 //   chunks(id, path, heading, section, context, ordinal, begin_offset, end_offset,
 //          text, embedding)   heading = context + " > " + section
@@ -66,8 +85,11 @@
 
 namespace medreact {
 
+// The largest document indexed; larger files are skipped with a warning.
+inline constexpr size_t kMaxRagFileBytes = size_t{8} << 20;  // 8 MiB
+
 struct RagOptions {
-  // Where the index lives. Default: "" = <corpus_dir>/.medreact-rag.sqlite
+  // Where the index lives. Default: "" = DefaultRagDbPath(corpus_dir), in the user's cache
   std::string db_path;
   // Chunk size and overlap. Default: 200 words, 40 overlap
   ChunkerOptions chunker;
@@ -104,7 +126,7 @@ struct RagUpdate {
   size_t chunks_removed = 0;
   size_t chunks_embedded = 0;
   std::string rebuild_reason;          // why everything was redone; "" when incremental
-  std::vector<std::string> warnings;   // unreadable files (skipped), each naming the file
+  std::vector<std::string> warnings;   // files left out ("skipped '<path in the corpus>': why")
   size_t reindexed() const { return files_added + files_changed; }
   bool changed() const { return reindexed() + files_removed + chunks_embedded > 0; }
 };
@@ -127,12 +149,19 @@ struct RagSearch {
   std::string warning;       // "" or why results may be degraded (embeddings down, empty query)
 };
 
+// Where the index of `corpus_dir` lives by default (see the top of this file):
+// $XDG_CACHE_HOME/medreact/rag/<name>-<hash>.sqlite, else
+// $HOME/.cache/medreact/rag/...; the same for every spelling of the folder's
+// path. Creates nothing. Fails when the folder does not exist or neither
+// variable holds an absolute path.
+Result<std::string> DefaultRagDbPath(const std::string& corpus_dir);
+
 class RagIndex {
  public:
   // Opens (creating if needed) the index of `corpus_dir` and brings it up to
-  // date. Fails when the folder does not exist, the database cannot be opened
-  // or written (e.g. a read-only corpus: set db_path), or the embeddings
-  // server fails while embedding.
+  // date. Fails when the folder does not exist, the database cannot be
+  // created, opened or written (the message says which path; set db_path), or
+  // the embeddings server fails while embedding.
   static Result<RagIndex> Open(const std::string& corpus_dir, RagOptions options = {});
 
   RagIndex(RagIndex&&) noexcept;
