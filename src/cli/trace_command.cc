@@ -6,6 +6,7 @@
 // is read with a type check (a null elapsed_ms, a number where a string was
 // expected or a step that is not an object are shown as absent), and text is
 // printed through Preview, so control characters cannot reach the terminal.
+#include <cstdio>
 #include <iostream>
 
 #include "cli/cli_io.h"
@@ -17,8 +18,12 @@ namespace {
 
 std::string Str(const Json& j, const char* key) { return Printable(StringOr(j, key)); }
 
+// A duration as whole milliseconds; formatted as a double, because a value
+// from the file may be far beyond any integer type (1e308).
 std::string Ms(const Json& j, const char* key) {
-  return std::to_string(static_cast<long long>(NumberOr(j, key, 0.0))) + " ms";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f ms", NumberOr(j, key, 0.0));
+  return text;
 }
 
 const Json& ArrayOr(const Json& j, const char* key) {

@@ -76,8 +76,14 @@ Json CalcCall(std::optional<std::string> id = "call_1") {
   return Call("calculator", R"({"expression": "17*23"})", id);
 }
 
-Json Reply(Json calls, Json content = nullptr) {
-  return Json{{"message", {{"content", content}, {"tool_calls", calls}}}};
+// `calls` is a vector, not a Json: `Json{one_call}` is an array under gcc but a
+// copy of the call under clang (single-element brace initialisation).
+Json Reply(const std::vector<Json>& calls, Json content = nullptr) {
+  Json message = Json::object();
+  message["content"] = std::move(content);
+  message["tool_calls"] = Json::array();
+  for (const Json& call : calls) message["tool_calls"].push_back(call);
+  return Json{{"message", std::move(message)}};
 }
 
 Json TextReply(const std::string& text) { return Json{{"message", {{"content", text}}}}; }
