@@ -2,6 +2,12 @@
 #   make run    install what is missing, build, run the bundled example (no model server needed)
 #   make test   install what is missing, build, run every test
 # Everything comes from Debian 12 packages; nothing is downloaded from anywhere else.
+#
+# Hardening (clang build in build-sanitize/: ASan + UBSan, libFuzzer targets):
+#   make test-sanitize               every test under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz-smoke                  each fuzzer FUZZ_SMOKE_SECONDS (15) over its seeds; fails on a crash
+#   make fuzz                        the long run: each fuzzer 10 million runs or 20 minutes, whichever
+#                                    comes first (FUZZ_RUNS, FUZZ_SECONDS), corpora in build-sanitize/fuzz-corpus/
 
 BUILD_DIR ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,13 +18,32 @@ DEPS := g++ cmake ninja-build pkg-config make \
         nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
         libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev \
         libgtest-dev libgmock-dev libbenchmark-dev
+# The sanitizer/fuzzing build: clang with its sanitizer and libFuzzer runtimes,
+# llvm for llvm-symbolizer (readable stacks), jq to cut seed corpora from fixtures.
+SANITIZE_DEPS := clang libclang-rt-14-dev llvm jq
 
-.PHONY: all deps configure build test run bench clean
+SANITIZE_DIR       ?= build-sanitize
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SECONDS       ?= 1200
+FUZZ_RUNS          ?= 10000000
+FUZZ_JOBS          ?= 2
+# Every sanitizer report is fatal and goes to a log file (children of the tests
+# included: the CLI and the mock server), listed after the run. Exit code 86 is
+# never one of medreact's own. Leaks: fuzz/lsan.supp explains each suppression.
+SANITIZE_LOGS := $(abspath $(SANITIZE_DIR))/sanitizer-logs
+SANITIZE_ENV  := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:check_initialization_order=1:strict_init_order=1:log_path=$(SANITIZE_LOGS)/asan:log_exe_name=1 \
+                 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$(SANITIZE_LOGS)/ubsan:log_exe_name=1 \
+                 LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
+                 ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer
+
+.PHONY: all deps configure build test run bench clean \
+        deps-sanitize build-sanitize test-sanitize fuzz-corpus fuzz-smoke fuzz
 
 all: build
 
-deps:
-	@missing=""; for p in $(DEPS); do \
+# $(call apt_install,PACKAGES): installs the packages that are not installed yet.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -26,6 +51,10 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(DEPS))
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -46,3 +75,38 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# --- Sanitizers and fuzzing (build-sanitize/) ---------------------------------
+
+deps-sanitize: deps
+	$(call apt_install,$(SANITIZE_DEPS))
+
+# -O1 -g without NDEBUG: asserts (nlohmann's included) stay on. No benchmark binary.
+$(SANITIZE_DIR)/build.ninja:
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+	  -DCMAKE_CXX_COMPILER=clang++ \
+	  -DMEDREACT_SANITIZE=ON -DMEDREACT_FUZZ=ON -DMEDREACT_BENCH=OFF
+
+build-sanitize: deps-sanitize $(SANITIZE_DIR)/build.ninja
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+
+test-sanitize: build-sanitize
+	@rm -rf $(SANITIZE_LOGS) && mkdir -p $(SANITIZE_LOGS)
+	@cd $(SANITIZE_DIR) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) --timeout 600; status=$$?; \
+	cd $(CURDIR); reports=$$(ls $(SANITIZE_LOGS)); \
+	for f in $$reports; do echo "===== sanitizer report $(SANITIZE_LOGS)/$$f"; cat $(SANITIZE_LOGS)/$$f; done; \
+	if [ -n "$$reports" ]; then echo "test-sanitize: $$(echo $$reports | wc -w) sanitizer report(s), see above"; exit 1; fi; \
+	exit $$status
+
+# Seeds per target under $(SANITIZE_DIR)/fuzz-seeds/ (committed seeds, regressions, cuts of fixtures).
+fuzz-corpus: build-sanitize
+	bash fuzz/make_corpus.sh $(SANITIZE_DIR) $(SANITIZE_DIR)/fuzz-seeds
+
+# run_fuzzers.sh sets its own sanitizer options (reports on stderr, where libFuzzer reads them).
+fuzz-smoke: fuzz-corpus
+	bash fuzz/run_fuzzers.sh --build $(SANITIZE_DIR) --seconds $(FUZZ_SMOKE_SECONDS) \
+	  --jobs $(FUZZ_JOBS) --mode smoke
+
+fuzz: fuzz-corpus
+	bash fuzz/run_fuzzers.sh --build $(SANITIZE_DIR) --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) \
+	  --jobs $(FUZZ_JOBS) --mode long

@@ -1,0 +1,352 @@
+// Fuzz target bodies: see fuzz_bodies.h. Each body runs a parser of untrusted
+// text and what its callers do next with a success; only a broken promise of
+// the code (stated in the header named next to the check) aborts.
+
+#include "fuzz/fuzz_bodies.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "apps/triage/triage_prompts.h"
+#include "eval/csv.h"
+#include "eval/py_literal.h"
+#include "medreact/json.h"
+#include "medreact/json_repair.h"
+#include "medreact/json_schema.h"
+#include "medreact/model.h"
+#include "medreact/openai.h"
+#include "medreact/text_protocol.h"
+#include "mockllm/mock_response.h"
+#include "mockllm/mock_script.h"
+#include "tools/fhir/fhir_store.h"
+#include "tools/fhir/fhir_tools.h"
+
+namespace medreact::fuzz {
+namespace {
+
+std::string_view AsText(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// An invariant the code promises is broken: say which, then crash so that
+// libFuzzer (or the regression test) reports the input.
+[[noreturn]] void Violated(const char* target, const char* what) {
+  std::fprintf(stderr, "fuzz %s: invariant violated: %s\n", target, what);
+  std::fflush(stderr);
+  std::abort();
+}
+
+// json.h: DumpJson "never throws" and its text is JSON; a value that came from a
+// parse must survive dump -> parse unchanged (compared as canonical text).
+void CheckRoundTrip(const char* target, const Json& value) {
+  std::string canonical = CanonicalJson(value);
+  Result<Json> again = ParseJson(canonical);
+  if (!again.ok()) Violated(target, "CanonicalJson of a parsed value does not parse");
+  if (CanonicalJson(*again) != canonical) Violated(target, "dump -> parse -> dump changed the value");
+  Result<Json> pretty = ParseJson(DumpJson(value, 2));
+  if (!pretty.ok()) Violated(target, "DumpJson(value, 2) of a parsed value does not parse");
+}
+
+// Text that DumpJson produced from any Json must parse (json.h: invalid UTF-8
+// is replaced, so the output is always valid JSON).
+void CheckDumpParses(const char* target, const Json& value) {
+  if (!ParseJson(DumpJson(value)).ok()) Violated(target, "DumpJson output does not parse");
+}
+
+// A tiny deterministic generator for input-chosen split points.
+struct Lcg {
+  uint32_t state;
+  uint32_t Next() {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  }
+};
+
+}  // namespace
+
+// --- json ------------------------------------------------------------------
+
+int FuzzJson(const uint8_t* data, size_t size) {
+  Result<Json> parsed = ParseJson(AsText(data, size));
+  if (!parsed.ok()) return 0;
+  CheckRoundTrip("json", *parsed);
+  (void)Preview(DumpJson(*parsed), 40);
+  return 0;
+}
+
+// --- json_repair -----------------------------------------------------------
+
+int FuzzJsonRepair(const uint8_t* data, size_t size) {
+  std::string_view text = AsText(data, size);
+  Result<Json> lenient = ParseJsonLenient(text);
+  if (lenient.ok()) CheckRoundTrip("json_repair", *lenient);
+  std::string stripped = StripJsonDecoration(text);
+  (void)ParseJson(RepairJson(text));
+  (void)ParseJson(RepairJson(stripped));
+  return 0;
+}
+
+// --- text_protocol ---------------------------------------------------------
+
+namespace {
+
+void CheckTextReply(const TextReply& reply) {
+  CheckDumpParses("text_protocol", reply.final_fields);
+  for (const ToolCall& call : reply.tool_calls) {
+    if (call.id.empty()) Violated("text_protocol", "a parsed tool call has no id (text_protocol.h: ids minted)");
+    (void)ParseJson(call.arguments);
+  }
+}
+
+}  // namespace
+
+int FuzzTextProtocol(const uint8_t* data, size_t size) {
+  std::string_view text = AsText(data, size);
+  static const TextProtocolOptions kDefault;
+  static const TextProtocolOptions kTriage = TriageTextProtocolOptions();
+
+  CheckTextReply(ParseTextReply(text, kDefault));
+
+  TextReply triage = ParseTextReply(text, kTriage);
+  CheckTextReply(triage);
+  // What triage does next with a final reply (triage_prompts.h): the result's
+  // risk_adjustment is one of three words and critical_findings a list of strings,
+  // whatever the model wrote.
+  Json assessment = NormalizeAssessment(triage.final_fields, triage.is_final ? triage.final_answer : text);
+  if (!assessment.is_object()) Violated("text_protocol", "NormalizeAssessment did not return an object");
+  const Json& risk = assessment["risk_adjustment"];
+  if (!risk.is_string() || (risk != "INCREASE" && risk != "DECREASE" && risk != "NONE")) {
+    Violated("text_protocol", "NormalizeAssessment risk_adjustment is not INCREASE|DECREASE|NONE");
+  }
+  const Json& critical = assessment["critical_findings"];
+  if (!critical.is_array()) Violated("text_protocol", "NormalizeAssessment critical_findings is not a list");
+  for (const Json& item : critical) {
+    if (!item.is_string()) Violated("text_protocol", "NormalizeAssessment critical_findings holds a non-string");
+  }
+  CheckDumpParses("text_protocol", assessment);
+  return 0;
+}
+
+// --- sse -------------------------------------------------------------------
+
+namespace {
+
+struct StreamOutcome {
+  Result<ModelResponse> response = Status::Internal("not run");
+  std::string streamed_text;
+};
+
+// Feeds `pieces` as the client does: stop at the first false, then Finish().
+StreamOutcome RunStream(const std::vector<std::string_view>& pieces) {
+  StreamOutcome out;
+  StreamAccumulator acc;
+  acc.set_on_text([&out](std::string_view t) { out.streamed_text.append(t); });
+  for (std::string_view piece : pieces) {
+    if (!acc.Feed(piece)) break;
+  }
+  (void)acc.error();
+  (void)acc.done();
+  out.response = acc.Finish();
+  return out;
+}
+
+}  // namespace
+
+// Input: two bytes choosing the split (max piece length, generator seed), then
+// the SSE body. openai.h: Feed() accepts "any split", so the split stream must
+// give what the whole stream gives.
+int FuzzSse(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  size_t max_piece = (data[0] & 63u) + 1;
+  Lcg rng{data[1]};
+  std::string_view body = AsText(data + 2, size - 2);
+
+  std::vector<std::string_view> pieces;
+  for (size_t at = 0; at < body.size();) {
+    size_t n = std::min<size_t>(1 + rng.Next() % max_piece, body.size() - at);
+    pieces.push_back(body.substr(at, n));
+    at += n;
+  }
+  StreamOutcome split = RunStream(pieces);
+  StreamOutcome whole = RunStream({body});
+
+  if (split.response.ok() != whole.response.ok()) Violated("sse", "split and whole stream disagree on success");
+  if (split.streamed_text != whole.streamed_text) Violated("sse", "split and whole stream streamed different text");
+  if (!split.response.ok()) return 0;
+  const ModelResponse& a = *split.response;
+  const ModelResponse& b = *whole.response;
+  if (a.message.content != b.message.content || a.finish_reason != b.finish_reason || a.model != b.model ||
+      a.usage.prompt_tokens != b.usage.prompt_tokens || a.usage.completion_tokens != b.usage.completion_tokens ||
+      a.message.tool_calls.size() != b.message.tool_calls.size()) {
+    Violated("sse", "split and whole stream built different replies");
+  }
+  for (size_t i = 0; i < a.message.tool_calls.size(); ++i) {
+    if (a.message.tool_calls[i].name != b.message.tool_calls[i].name ||
+        a.message.tool_calls[i].arguments != b.message.tool_calls[i].arguments) {
+      Violated("sse", "split and whole stream built different tool calls");
+    }
+  }
+  // The client sends the reply back as history: that body must be JSON.
+  ModelRequest request;
+  request.messages = {Message{.role = Role::kUser, .content = "q"}, a.message};
+  CheckDumpParses("sse", BuildChatCompletionsBody(request, "m"));
+  return 0;
+}
+
+// --- chat_completion -------------------------------------------------------
+
+int FuzzChatCompletion(const uint8_t* data, size_t size) {
+  Result<Json> body = ParseJson(AsText(data, size));
+  if (!body.ok()) return 0;
+  Result<ModelResponse> response = ParseChatCompletion(*body);
+  if (!response.ok()) return 0;
+  for (const ToolCall& call : response->message.tool_calls) {
+    if (call.id.empty()) Violated("chat_completion", "a tool call has no id (openai.h: ids minted when missing)");
+  }
+  // The reply goes back to the server as history (openai.h: always valid).
+  ModelRequest request;
+  request.messages = {Message{.role = Role::kUser, .content = "q"}, response->message};
+  for (const ToolCall& call : response->message.tool_calls) {
+    request.messages.push_back(
+        Message{.role = Role::kTool, .content = "ok", .tool_call_id = call.id, .name = call.name});
+  }
+  CheckDumpParses("chat_completion", BuildChatCompletionsBody(request, "m"));
+  return 0;
+}
+
+// --- fhir ------------------------------------------------------------------
+
+int FuzzFhir(const uint8_t* data, size_t size) {
+  std::string_view text = AsText(data, size);
+  Result<Json> document = ParseJson(text);
+  Result<FhirStore> loaded = document.ok() ? FhirStore::FromJson(*document, "fuzz")
+                                           : FhirStore::FromNdjson(text, "fuzz");
+  if (!loaded.ok()) return 0;
+  auto store = std::make_shared<FhirStore>(std::move(loaded).value());
+
+  (void)store->ResourceCounts();
+  (void)store->as_of_date();
+  (void)store->patient();
+  size_t resolved = 0;
+  for (const Json& resource : store->resources()) {
+    if (++resolved > 64) break;
+    if (!resource.is_object()) continue;
+    auto id = resource.find("id");
+    auto type = resource.find("resourceType");
+    if (id != resource.end() && type != resource.end() && id->is_string() && type->is_string()) {
+      (void)store->Resolve(type->get<std::string>() + "/" + id->get<std::string>());
+    }
+  }
+  (void)store->Resolve("urn:uuid:x");
+  (void)store->Resolve("Patient/");
+
+  fhir_tools::Shared shared{store, fhir_tools::BuildIndex(*store)};
+  const auto check = [](const ToolResult& result) {
+    // fhir_tools.cc answers with ToolResult::OkJson: content is JSON.
+    if (result.ok && !ParseJson(result.content).ok()) Violated("fhir", "a fhir tool's ok content is not JSON");
+  };
+  check(fhir_tools::RunManifest(shared));
+  check(fhir_tools::RunSearchHistory(shared, Json{{"query", "a"}}));
+  check(fhir_tools::RunRecentLabs(shared, Json{{"category", "Coag"}, {"lookback_days", 36500}}));
+  check(fhir_tools::RunRecentLabs(shared, Json{{"category", "Renal"}}));
+  check(fhir_tools::RunMedicationStatus(shared, Json{{"medication_name", "anticoag"}}));
+  check(fhir_tools::RunVitalSigns(shared, Json{{"lookback_days", 36500}}));
+  check(fhir_tools::RunAllergies(shared, Json::object()));
+  check(fhir_tools::RunImagingHistory(shared));
+  return 0;
+}
+
+// --- schema ----------------------------------------------------------------
+
+int FuzzSchema(const uint8_t* data, size_t size) {
+  Result<Json> document = ParseJson(AsText(data, size));
+  if (!document.ok()) return 0;
+  Result<JsonSchema> schema = JsonSchema::Compile(*document);
+  if (!schema.ok()) return 0;
+  static const Json kValues[] = {
+      nullptr, true, 0, -1, 1.5, "", "abc", "2024-01-31", Json::array(), Json::array({1, "a", nullptr}),
+      Json::object(), Json{{"a", 1}, {"b", "x"}}, Json{{"type", "object"}, {"properties", Json::object()}},
+  };
+  for (const Json& value : kValues) {
+    (void)JoinSchemaProblems(schema->Validate(value));
+  }
+  (void)JoinSchemaProblems(schema->Validate(*document));
+  (void)DescribeJsonValue(*document);
+  return 0;
+}
+
+// --- py_literal ------------------------------------------------------------
+
+int FuzzPyLiteral(const uint8_t* data, size_t size) {
+  Result<Json> value = eval::ParsePyLiteral(AsText(data, size));
+  if (value.ok()) CheckDumpParses("py_literal", *value);
+  return 0;
+}
+
+// --- csv -------------------------------------------------------------------
+
+int FuzzCsv(const uint8_t* data, size_t size) {
+  std::string_view text = AsText(data, size);
+  (void)eval::ParseCsvRecords(text);
+  Result<eval::CsvTable> table = eval::ParseCsv(text);
+  if (!table.ok()) return 0;
+  for (const eval::CsvRecord& row : table->rows) {
+    // csv.h: "every further record must have as many fields" as the header.
+    if (row.fields.size() != table->header.size()) Violated("csv", "a row's field count differs from the header's");
+    if (!table->header.empty()) (void)table->Field(row, table->header.front());
+  }
+  (void)table->Column("Calculator ID");
+  return 0;
+}
+
+// --- mock_script -----------------------------------------------------------
+
+int FuzzMockScript(const uint8_t* data, size_t size) {
+  Result<Json> document = ParseJson(AsText(data, size));
+  if (!document.ok()) return 0;
+  Result<mockllm::MockScript> script = mockllm::ParseMockScript(*document);
+  if (!script.ok()) return 0;
+  // What the server does with an entry: render it as JSON and as SSE frames.
+  const Json request = {{"model", "m"}, {"stream", true}, {"messages", Json::array()}};
+  int64_t sequence = 0;
+  for (const mockllm::MockEntry& entry : script->responses) {
+    if (++sequence > 16) break;
+    if (entry.kind == mockllm::MockEntry::Kind::kMessage) {
+      // mock_response.h: a completion body is one chat.completion JSON document.
+      Result<Json> body = ParseJson(mockllm::CompletionBody(entry, request, sequence));
+      if (!body.ok()) Violated("mock_script", "CompletionBody is not JSON");
+      (void)ParseChatCompletion(*body);
+    }
+    if (entry.kind == mockllm::MockEntry::Kind::kMessage || entry.kind == mockllm::MockEntry::Kind::kChunks) {
+      StreamAccumulator acc;
+      for (const std::string& frame : mockllm::StreamFrames(entry, request, sequence)) {
+        if (!acc.Feed(frame)) break;
+      }
+      (void)acc.Finish();
+    }
+  }
+  return 0;
+}
+
+const std::vector<FuzzTarget>& FuzzTargets() {
+  static const std::vector<FuzzTarget> kTargets = {
+      {"json", FuzzJson},
+      {"json_repair", FuzzJsonRepair},
+      {"text_protocol", FuzzTextProtocol},
+      {"sse", FuzzSse},
+      {"chat_completion", FuzzChatCompletion},
+      {"fhir", FuzzFhir},
+      {"schema", FuzzSchema},
+      {"py_literal", FuzzPyLiteral},
+      {"csv", FuzzCsv},
+      {"mock_script", FuzzMockScript},
+  };
+  return kTargets;
+}
+
+}  // namespace medreact::fuzz
