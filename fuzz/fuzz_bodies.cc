@@ -4,6 +4,7 @@
 
 #include "fuzz/fuzz_bodies.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -12,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "apps/extract/note_facts.h"
+#include "apps/extract/schema_fill.h"
 #include "apps/triage/triage_prompts.h"
 #include "eval/csv.h"
 #include "eval/py_literal.h"
@@ -333,6 +336,35 @@ int FuzzMockScript(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- note_facts ------------------------------------------------------------
+
+namespace {
+
+void CheckFinite(const std::optional<double>& value, const char* what) {
+  if (value && !std::isfinite(*value)) Violated("note_facts", what);
+}
+
+}  // namespace
+
+// A clinical note (extraction's input). note_facts.h: numbers are read with
+// their units and bounded digits, so every fact is a finite number; a weight
+// or height is positive.
+int FuzzNoteFacts(const uint8_t* data, size_t size) {
+  const std::string_view text = AsText(data, size);
+  const NoteFacts f = ReadNoteFacts(text);
+  CheckFinite(f.age_months, "age_months is not finite");
+  CheckFinite(f.weight_kg, "weight_kg is not finite");
+  CheckFinite(f.height_cm, "height_cm is not finite");
+  CheckFinite(f.bmi, "bmi is not finite");
+  CheckFinite(f.weight_loss_percent, "weight_loss_percent is not finite");
+  if (f.age_months && *f.age_months < 0) Violated("note_facts", "a negative age");
+  (void)f.population();
+  (void)IndicatorNamedIn(text);
+  const std::string name(text.substr(0, 200));
+  (void)FieldIndicator(name, Json{{"type", "number"}, {"description", std::string(text.substr(0, 400))}});
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -345,6 +377,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"py_literal", FuzzPyLiteral},
       {"csv", FuzzCsv},
       {"mock_script", FuzzMockScript},
+      {"note_facts", FuzzNoteFacts},
   };
   return kTargets;
 }

@@ -31,6 +31,7 @@ int FuzzSchema(const uint8_t* data, size_t size);          // JsonSchema::Compil
 int FuzzPyLiteral(const uint8_t* data, size_t size);       // eval::ParsePyLiteral
 int FuzzCsv(const uint8_t* data, size_t size);             // eval::ParseCsv
 int FuzzMockScript(const uint8_t* data, size_t size);      // mockllm::ParseMockScript + rendering
+int FuzzNoteFacts(const uint8_t* data, size_t size);       // ReadNoteFacts + IndicatorNamedIn + FieldIndicator
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${1:-build-sanitize}
 OUT=${2:-$BUILD_DIR/fuzz-seeds}
-TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script)
+TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts)
 MAX_BYTES=65536
 
 rm -rf "$OUT"
@@ -49,7 +49,7 @@ done
 # 2. Files used as they are.
 for f in examples/*/script.json; do add_file mock_script "$f"; add_file json "$f"; done
 for f in examples/extract/*.schema.json; do add_file schema "$f"; add_file json "$f"; done
-for f in examples/extract/*.txt; do add_file text_protocol "$f"; add_file json_repair "$f"; done
+for f in examples/extract/*.txt; do add_file text_protocol "$f"; add_file json_repair "$f"; add_file note_facts "$f"; done
 for f in examples/worklist/*/case.json data/guidelines/extras.json; do add_file json "$f"; done
 for f in examples/worklist/*/fhir.json; do
   [ "$(stat -c %s "$f")" -le 16384 ] && add_file fhir "$f"
@@ -71,6 +71,11 @@ done
 if ! command -v jq > /dev/null; then
   echo "make_corpus.sh: jq not found; only committed seeds and plain fixtures are used" >&2
 else
+  n=0
+  while IFS= read -r note; do
+    n=$((n + 1))
+    printf '%s' "$note" | add note_facts "notes-set-$n.txt"
+  done < <(jq -r '.notes[].note' tests/fixtures/clinical/notes_set.json)
   clinical='["Patient","Condition","MedicationRequest","Medication","Observation","AllergyIntolerance",
              "ImagingStudy","DiagnosticReport","Procedure","Encounter"]'
   synthea=(tests/fixtures/synthea/Clemente_Kreiger_*.json tests/fixtures/synthea/Luigi_Wiegand_*.json

@@ -72,7 +72,7 @@ TEST(NoteFactsTest, UnitsZScoresAndUnicodeMinus) {
   EXPECT_DOUBLE_EQ(f.age_months.value_or(0), 9);
   EXPECT_DOUBLE_EQ(f.weight_kg.value_or(0), 7.4);
   EXPECT_DOUBLE_EQ(f.height_cm.value_or(0), 70.5);
-  EXPECT_TRUE(f.recumbent_length);
+  EXPECT_EQ(f.stature_measure, "length");
   ASSERT_EQ(f.zscores.size(), 1u);
   EXPECT_DOUBLE_EQ(f.zscores[0].value, -2.4);
   EXPECT_EQ(f.zscores[0].indicator, "weight_for_length");

@@ -9,12 +9,15 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "apps/common/planner_support.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
+#include "tools/growth/growth_plausibility.h"
+#include "tools/growth/growth_tables.h"
 
 namespace medreact {
 namespace {
@@ -72,6 +75,23 @@ std::string Readable(std::string indicator) {
   return indicator;
 }
 
+// A tool error without its prefix and the parameter schema it appends for a model.
+std::string ShortToolError(std::string error) {
+  if (const size_t at = error.find(" Parameters of "); at != std::string::npos) error.resize(at);
+  if (const size_t at = error.find(": "); at != std::string::npos && error.compare(0, at, "growth_zscore") == 0) {
+    error = error.substr(at + 2);
+  }
+  return error;
+}
+
+// A member that is an array, else an empty one (tool results are read, not trusted).
+const Json& ArrayField(const Json& object, const char* key) {
+  static const Json kEmpty = Json::array();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : kEmpty;
+}
+
 Json Call(const std::string& function, Json parameters) {
   return Json{{"function_name", function}, {"parameters", std::move(parameters)}};
 }
@@ -87,6 +107,15 @@ std::string SeverityOf(const std::string& band) {
 int Rank(const std::string& severity) {
   return severity == "severe" ? 3 : severity == "moderate" ? 2 : severity == "mild" ? 1 : 0;
 }
+
+// ASPEN/AND 2014 (Becker et al., J Acad Nutr Diet 2014;114:1988-2000), Table 2, indicators when two or
+// more data points are available: weight loss (2-20 years) of 5 % / 7.5 % / 10 % of usual body weight is
+// mild / moderate / severe; inadequate intake of 51-75 % / 26-50 % / <= 25 % of estimated energy or protein
+// needs is mild / moderate / severe. The consensus covers 1 month to 18 years.
+constexpr const char* kAspenSource =
+    "ASPEN/AND 2014 pediatric malnutrition consensus (Becker P, et al. J Acad Nutr Diet 2014;114:1988-2000)";
+constexpr double kAspenFromMonths = 1;
+constexpr double kAdultFromMonths = 216;  // GLIM: adults, 18 years and over; ASPEN/AND: to 18 years
 
 class Planner {
  public:
@@ -123,32 +152,67 @@ class Planner {
     return it->second.ok ? &it->second : nullptr;
   }
 
+  // The population the criteria are chosen by: a child under 18 years
+  // (ASPEN/AND), an adult from 18 (GLIM), unknown when the note gives
+  // neither an age nor a word that settles it.
+  Population Who() const {
+    if (facts_.age_months) return *facts_.age_months < kAdultFromMonths ? Population::kPediatric : Population::kAdult;
+    if (facts_.AgeSurelyUnder(kAdultFromMonths)) return Population::kPediatric;
+    if (facts_.AgeSurelyAtLeast(kAdultFromMonths)) return Population::kAdult;
+    return Population::kUnknown;
+  }
+
   void Run() {
     if (ran_) return;
     ran_ = true;
-    findings_.population = facts_.pediatric() ? "pediatric" : "adult";
+    const Population who = Who();
+    findings_.population = PopulationName(who);
     findings_.age_months = facts_.age_months;
     findings_.sex = facts_.sex;
     findings_.bmi = facts_.bmi;
     findings_.weight_loss_percent = facts_.weight_loss_percent;
-    Retrieve();
-    if (facts_.pediatric()) {
+    for (const std::string& problem : facts_.problems) notes_.push_back(problem);
+    if (who == Population::kUnknown) {
+      Undetermined("the note gives no age (nor a date of birth with a visit date, nor a word such as infant, "
+                   "toddler or woman): child or adult criteria cannot be chosen, so nothing was graded");
+      Summarise();
+      return;
+    }
+    Retrieve(who == Population::kPediatric);
+    if (who == Population::kPediatric) {
       Pediatric();
     } else {
       Adult();
     }
+    if (!findings_.flags.empty()) {
+      Undetermined("a value in the note is implausible (" + JoinFlags() +
+                   "): no classification is given until it is re-checked");
+    }
     Summarise();
   }
 
-  void Retrieve() {
-    const bool child = facts_.pediatric();
+  std::string JoinFlags() const {
+    std::string out;
+    for (const std::string& f : findings_.flags) out += (out.empty() ? "" : "; ") + f;
+    return out;
+  }
+
+  void Undetermined(const std::string& why) {
+    findings_.assessable = false;
+    findings_.malnutrition.reset();
+    findings_.severity = "indeterminate";
+    if (findings_.undetermined_reason.empty()) findings_.undetermined_reason = why;
+    notes_.push_back(why);
+  }
+
+  void Retrieve(bool child) {
     const std::string query = child ? "ASPEN pediatric malnutrition z-score severity indicators WHO cut-offs"
                                     : "GLIM adult malnutrition phenotypic etiologic criteria weight loss BMI severity";
     Json rag_args = {{"query", query}, {"purpose", "criteria for the extraction"}};
     if (const Observation* obs = Need("query_rag", rag_args)) {
-      for (const Json& hit : obs->value.value("results", Json::array())) {
-        std::string source = hit.value("source", std::string());
-        const std::string heading = hit.value("heading", std::string());
+      for (const Json& hit : ArrayField(obs->value, "results")) {
+        std::string source = StringOr(hit, "source");
+        const std::string heading = StringOr(hit, "heading");
         if (!heading.empty()) source += " > " + heading;
         if (!source.empty() && findings_.sources.size() < 3) findings_.sources.push_back(source);
       }
@@ -158,83 +222,192 @@ class Planner {
     Need("query_extras", Json{{"keywords", keywords}});
   }
 
-  void AddZ(const std::string& indicator, double z, std::optional<double> percentile, const std::string& origin) {
-    findings_.zscores.push_back({indicator, z, percentile, origin, "", ""});
+  void AddZ(const std::string& indicator, double z, std::optional<double> percentile, const std::string& origin,
+            bool computed) {
+    ZFinding finding{indicator, z, computed, percentile, origin, "", ""};
+    findings_.zscores.push_back(std::move(finding));
   }
 
   void Pediatric() {
-    // Stated z-scores and percentiles first: the note's own numbers.
-    for (const StatedScore& s : facts_.zscores) AddZ(s.indicator, s.value, std::nullopt, "stated in the note");
+    // Stated z-scores and percentiles first: the note's own numbers. A stated z beyond the WHO
+    // biologically-implausible cut-offs is flagged, never graded (WHO Anthro / AnthroPlus manuals).
+    for (const StatedScore& s : facts_.zscores) {
+      if (const auto indicator = ParseGrowthIndicator(s.indicator)) {
+        const auto [low, high] = WhoBivLimits(*indicator);
+        if (s.value < low || s.value > high) {
+          findings_.flags.push_back("stated " + Readable(s.indicator) + " z " + Fmt(s.value, 2) +
+                                    " is beyond the WHO cut-offs for biologically implausible values (" +
+                                    Fmt(low, 0) + " to +" + Fmt(high, 0) + ")");
+          continue;
+        }
+      }
+      AddZ(s.indicator, s.value, std::nullopt, "stated in the note (\"" + s.quote + "\")", false);
+    }
     for (const StatedScore& s : facts_.percentiles) {
       const Json args = Call("percentile_to_zscore", {{"percentile", s.value}});
       if (const Observation* obs = Need(kCallMedicalFunctionTool, args); obs && obs->value.contains("z")) {
-        AddZ(s.indicator, obs->value["z"].get<double>(), s.value, "from the percentile stated in the note (\"" + s.quote + "\")");
+        AddZ(s.indicator, NumberOr(obs->value, "z", 0), s.value,
+             "from the percentile stated in the note (\"" + s.quote + "\")", false);
       }
     }
     ComputeGrowth();
     Interpret();
+    WeightLossAndIntake();
+    Grade();
+    if (!aspen_graded_ && aspen_.empty() && findings_.flags.empty()) {
+      Undetermined("no indicator the ASPEN/AND criteria grade (weight-for-length, BMI-for-age, length/height-for-age, "
+                   "weight loss, intake) could be established from the note");
+    }
   }
 
   // Computed even when the note states a percentile for the same indicator: "below the 3rd
   // percentile" is a bound, the measurement gives the value; the worse of the two grades.
   void Growth(const std::string& indicator, Json params) {
-    if (const Observation* obs = Need(kCallMedicalFunctionTool, Call("growth_zscore", std::move(params)));
-        obs && obs->value.contains("z") && obs->value["z"].is_number()) {
-      // A z beyond the WHO/CDC biologically-implausible cut-offs is a
-      // measurement, age or unit error until re-checked: never a finding.
-      if (BoolOr(obs->value, "biologically_implausible", false)) {
-        notes_.push_back(indicator + " not used: " +
-                         StringOr(obs->value, "warning", "the z-score is biologically implausible") +
-                         " (re-check the measurement, the age and the units)");
+    const Observation* obs = nullptr;
+    const Json call = Call("growth_zscore", std::move(params));
+    if (Offered(kCallMedicalFunctionTool)) {
+      auto it = conv_.known.find(CallKey(kCallMedicalFunctionTool, call));
+      if (it == conv_.known.end()) {
+        pending_.emplace_back(kCallMedicalFunctionTool, call);
         return;
       }
-      std::optional<double> percentile;
-      if (obs->value.contains("percentile") && obs->value["percentile"].is_number()) {
-        percentile = obs->value["percentile"].get<double>();
+      if (!it->second.ok) {
+        // growth_zscore refuses a measurement no child can have (growth_plausibility.h): a flag. Any
+        // other refusal (a length outside the table, say) only leaves the indicator out.
+        const std::string error = ShortToolError(it->second.error);
+        if (error.find("is not a possible") != std::string::npos) {
+          findings_.flags.push_back(Readable(indicator) + " not computed: " + error);
+        } else {
+          notes_.push_back(Readable(indicator) + " not computed: " + error);
+        }
+        return;
       }
-      AddZ(indicator, obs->value["z"].get<double>(), percentile,
-           "computed from the measurements (" + obs->value.value("table", std::string("growth table")) + ")");
+      obs = &it->second;
     }
+    if (!obs || !obs->value.contains("z") || !obs->value["z"].is_number()) return;
+    // A z beyond the WHO/CDC biologically-implausible cut-offs is a measurement, age or unit error
+    // until re-checked: flagged, never a finding.
+    if (BoolOr(obs->value, "biologically_implausible", false)) {
+      const double z = NumberOr(obs->value, "z", 0);
+      const Json& plausibility = obs->value.contains("plausibility") ? obs->value["plausibility"] : Json();
+      std::string detail = StringOr(plausibility, "statistic", "z") + " " + Fmt(NumberOr(plausibility, "value", z), 2);
+      findings_.flags.push_back(Readable(indicator) + " z " + Fmt(z, 2) + " is biologically implausible (" +
+                                (StringOr(obs->value, "reference") == "cdc" ? "CDC " : "WHO ") + detail +
+                                " is beyond the published cut-off): re-check the measurement, its unit, the age and "
+                                "the sex" + (z < -3 ? "; if confirmed, it is below every malnutrition cut-off" : ""));
+      return;
+    }
+    std::optional<double> percentile;
+    if (obs->value.contains("percentile") && obs->value["percentile"].is_number()) {
+      percentile = obs->value["percentile"].get<double>();
+    }
+    AddZ(indicator, NumberOr(obs->value, "z", 0), percentile,
+         "computed from the measurements (" + StringOr(obs->value, "table", "growth table") + ")", true);
   }
 
+  // What to compute: the standard indicators for the age (WHO under 24 months: weight-for-length,
+  // length-for-age, weight-for-age; CDC from 24 months: BMI-for-age, stature-for-age, weight-for-age;
+  // head circumference when measured), plus every indicator a field of the schema names that is defined
+  // at this age for what was measured. Each indicator is computed with its own table.
   void ComputeGrowth() {
-    if (!facts_.age_months || facts_.sex.empty()) {
-      if (facts_.weight_kg) notes_.push_back("no z-score computed: the note's age or sex was not found");
+    const bool weight = facts_.weight_kg.has_value();
+    const bool stature = facts_.height_cm.has_value();
+    const bool bmi = findings_.bmi.has_value() || (weight && stature);
+    if (facts_.sex.empty()) {
+      if (weight || stature || bmi) notes_.push_back("no z-score computed: the note does not say the child's sex");
+      return;
+    }
+    std::set<std::string> wanted = RequestedIndicators(task_.schema);
+    if (!facts_.age_months) {
+      // Only weight-for-length needs no age, and only for a child surely under 24 months.
+      if (facts_.AgeSurelyUnder(kCdcFromMonths) && weight && stature) {
+        Json p = {{"reference", "who"}, {"sex", facts_.sex}, {"indicator", "weight_for_length"},
+                  {"length_cm", *facts_.height_cm}, {"value", *facts_.weight_kg}};
+        Growth("weight_for_length", p);
+      }
+      notes_.push_back("the note gives no exact age (\"" + facts_.age_word +
+                       "\"): no age-based z-score was computed (weight-for-age, length/height-for-age, BMI-for-age)");
       return;
     }
     const double age = *facts_.age_months;
-    const std::string reference = age < kCdcFromMonths ? "who" : "cdc";
-    const Json base = {{"reference", reference}, {"sex", facts_.sex}};
-    if (facts_.weight_kg && facts_.height_cm) {
-      Json p = base;
-      if (age < kCdcFromMonths) {
-        p["indicator"] = "weight_for_length";
-        p["length_cm"] = *facts_.height_cm;
-        p["value"] = *facts_.weight_kg;
-        Growth("weight_for_length", p);
-      } else {
-        const double bmi = *facts_.weight_kg / std::pow(*facts_.height_cm / 100.0, 2);
-        if (!findings_.bmi) findings_.bmi = bmi;
-        p["indicator"] = "bmi_for_age";
+    const bool infant = age < kCdcFromMonths;
+    const std::string reference = infant ? "who" : "cdc";
+    // The stature measure: as the note says, else as measured at that age (lying under 24 months).
+    const bool lying = facts_.stature_measure.empty() ? infant : facts_.stature_measure == "length";
+    std::set<std::string> plan;
+    if (weight) plan.insert("weight_for_age");
+    if (stature) plan.insert(infant ? "length_for_age" : "height_for_age");
+    if (infant && weight && stature) plan.insert("weight_for_length");
+    if (!infant && bmi) plan.insert("bmi_for_age");
+    if (facts_.head_circumference_cm) plan.insert("head_circumference_for_age");
+    for (const std::string& w : wanted) {
+      if (w == "weight_for_length_or_height") plan.insert(infant ? "weight_for_length" : "weight_for_height");
+      else if (w == "length_or_height_for_age") plan.insert(infant ? "length_for_age" : "height_for_age");
+      else plan.insert(w);
+    }
+    for (const std::string& indicator : plan) {
+      Json p = {{"reference", reference}, {"sex", facts_.sex}, {"indicator", indicator}};
+      std::string why_not;
+      if (indicator == "weight_for_age") {
+        if (!weight) why_not = "no current weight in the note";
         p["age_months"] = age;
-        p["value"] = std::round(bmi * 100) / 100;
-        Growth("bmi_for_age", p);
+        if (weight) p["value"] = *facts_.weight_kg;
+      } else if (indicator == "length_for_age" || indicator == "height_for_age") {
+        const bool asks_length = indicator == "length_for_age";
+        if (!stature) {
+          why_not = "no current length or height in the note";
+        } else if (asks_length && !infant && !(lying && age < 36)) {
+          why_not = "length-for-age is for a child measured lying (CDC to 36 months, WHO under 24 months); this "
+                    "child is " + Fmt(age, 1) + " months old" + (lying ? "" : " and measured standing");
+        } else if (!asks_length && infant) {
+          why_not = "under 24 months the WHO standard is length-for-age (measured lying)";
+        }
+        // WHO under 24 months: a standing height is passed as height_for_age (the tool adds 0.7 cm).
+        const std::string used = infant && !lying && asks_length ? "height_for_age" : indicator;
+        p["indicator"] = used;
+        p["age_months"] = age;
+        if (stature) p["value"] = *facts_.height_cm;
+        if (why_not.empty()) {
+          Growth(used, p);
+          continue;
+        }
+      } else if (indicator == "weight_for_length") {
+        if (!weight || !stature) why_not = "weight and length are both needed";
+        else if (!infant) why_not = "weight-for-length is the WHO standard under 24 months; from 24 months it is "
+                                    "weight-for-height (standing) or BMI-for-age";
+        if (weight && stature) {
+          p["length_cm"] = *facts_.height_cm;
+          p["value"] = *facts_.weight_kg;
+        }
+      } else if (indicator == "weight_for_height") {
+        if (!weight || !stature) why_not = "weight and height are both needed";
+        else if (infant) why_not = "weight-for-height is not used under 24 months (WHO: weight-for-length, lying)";
+        else if (age >= 60) why_not = "the CDC weight-for-stature chart is for 2 to 5 years (BMI-for-age after)";
+        if (weight && stature) {
+          p["height_cm"] = *facts_.height_cm;
+          p["value"] = *facts_.weight_kg;
+        }
+      } else if (indicator == "bmi_for_age") {
+        // Computed from weight and stature when both are given, else the stated BMI.
+        std::optional<double> value = findings_.bmi;
+        if (weight && stature) {
+          value = *facts_.weight_kg / std::pow(*facts_.height_cm / 100.0, 2);
+          if (!findings_.bmi) findings_.bmi = value;
+        }
+        if (!value) why_not = "no BMI, or weight and height, in the note";
+        p["age_months"] = age;
+        if (value) p["value"] = std::round(*value * 100) / 100;
+      } else if (indicator == "head_circumference_for_age") {
+        if (!facts_.head_circumference_cm) why_not = "no head circumference in the note";
+        else if (!infant && age >= 36) why_not = "the CDC head-circumference chart ends at 36 months";
+        p["age_months"] = age;
+        if (facts_.head_circumference_cm) p["value"] = *facts_.head_circumference_cm;
       }
-    }
-    if (facts_.height_cm) {
-      const std::string indicator = age < kCdcFromMonths ? "length_for_age" : "height_for_age";
-      Json p = base;
-      p["indicator"] = indicator;
-      p["age_months"] = age;
-      p["value"] = *facts_.height_cm;
+      if (!why_not.empty()) {
+        if (wanted.contains(indicator)) notes_.push_back(Readable(indicator) + " not computed: " + why_not);
+        continue;
+      }
       Growth(indicator, p);
-    }
-    if (facts_.weight_kg) {
-      Json p = base;
-      p["indicator"] = "weight_for_age";
-      p["age_months"] = age;
-      p["value"] = *facts_.weight_kg;
-      Growth("weight_for_age", p);
     }
   }
 
@@ -244,28 +417,77 @@ class Planner {
         notes_.push_back("a z-score of " + Fmt(z.z, 2) + " was not interpreted: the note does not say which indicator");
         continue;
       }
+      if (z.indicator == "bmi_for_age" && facts_.AgeSurelyUnder(kCdcFromMonths)) {
+        z.band = "not graded under 2 years (ASPEN/AND grades weight-for-length there)";
+        continue;
+      }
       Json params = {{"z", std::round(z.z * 100) / 100}, {"indicator", z.indicator}};
       if (facts_.age_months) params["age_months"] = *facts_.age_months;
       const Observation* obs = Need(kCallMedicalFunctionTool, Call("interpret_zscore_malnutrition", params));
       if (!obs) continue;
+      for (const Json& c : ArrayField(obs->value, "classifications")) {
+        if (StringOr(c, "system").find("ASPEN") != std::string::npos) aspen_graded_ = true;  // a band, or "none"
+      }
       // ASPEN/AND first (it grades mild/moderate/severe), WHO otherwise.
       for (const char* system : {"ASPEN", "WHO"}) {
-        for (const Json& c : obs->value.value("classifications", Json::array())) {
-          const std::string name = c.value("system", std::string());
-          const std::string band = c.value("band", std::string());
+        for (const Json& c : ArrayField(obs->value, "classifications")) {
+          const std::string name = StringOr(c, "system");
+          const std::string band = StringOr(c, "band");
           if (name.find(system) == std::string::npos || band.rfind("none", 0) == 0 || !z.band.empty()) continue;
           z.band = band;
           z.band_system = name;
         }
       }
-      if (z.band.empty()) z.band = "within the reference range";
+      if (z.band.empty()) z.band = "no malnutrition band met";
+    }
+  }
+
+  // ASPEN/AND indicators from two data points: weight loss (2-20 years) and intake.
+  void WeightLossAndIntake() {
+    if (facts_.weight_loss_percent && *facts_.weight_loss_percent > 0) {
+      const double loss = *facts_.weight_loss_percent;
+      if (facts_.AgeSurelyAtLeast(kCdcFromMonths)) {
+        const std::string severity = loss >= 10 ? "severe" : loss >= 7.5 ? "moderate" : loss >= 5 ? "mild" : "";
+        const std::string period = facts_.weight_loss_months ? " over " + Fmt(*facts_.weight_loss_months, 0) + " months" : "";
+        std::string line = "weight loss " + Fmt(loss, 1) + " % of usual body weight" + period;
+        if (!severity.empty()) {
+          aspen_.push_back({severity, line + ": " + severity + " malnutrition (ASPEN/AND: 5 / 7.5 / 10 %)"});
+        } else {
+          findings_.indicators.push_back(line + ": below the ASPEN/AND mild threshold (5 %)");
+        }
+      } else {
+        notes_.push_back("weight loss is an ASPEN/AND indicator from 2 years of age (under 2 years: weight-gain "
+                         "velocity, not computed)");
+      }
+    }
+    if (facts_.intake_percent && facts_.age_months && *facts_.age_months >= kAspenFromMonths) {
+      const double intake = *facts_.intake_percent;
+      const std::string severity = intake <= 25 ? "severe" : intake <= 50 ? "moderate" : intake <= 75 ? "mild" : "";
+      if (!severity.empty()) {
+        aspen_.push_back({severity, "intake " + facts_.intake_quote + ": " + severity +
+                                        " malnutrition (ASPEN/AND: 51-75 / 26-50 / <= 25 % of needs)"});
+      }
+    }
+  }
+
+  void Grade() {
+    if (facts_.age_months && *facts_.age_months < kAspenFromMonths) {
+      Undetermined("the ASPEN/AND 2014 pediatric criteria apply from 1 month of age; neonatal malnutrition "
+                   "criteria are not implemented");
     }
     std::string worst = "none";
+    const bool under_two = facts_.AgeSurelyUnder(kCdcFromMonths);
     for (const ZFinding& z : findings_.zscores) {
       // Only ASPEN/AND bands grade malnutrition; WHO's weight-for-age "underweight" alone does not.
-      if (z.band_system.find("ASPEN") == std::string::npos) continue;
-      const std::string s = SeverityOf(z.band);
-      if (Rank(s) > Rank(worst)) worst = s;
+      // ASPEN/AND grades weight-for-length under 2 years and BMI-for-age from 2 years: a BMI-for-age z
+      // under 2 years (computed when the schema asks for it) is reported, not graded.
+      if (under_two && z.indicator == "bmi_for_age") continue;
+      if (z.band_system.find("ASPEN") != std::string::npos && Rank(SeverityOf(z.band)) > Rank(worst)) {
+        worst = SeverityOf(z.band);
+      }
+    }
+    for (const auto& [severity, line] : aspen_) {
+      if (Rank(severity) > Rank(worst)) worst = severity;
     }
     findings_.severity = worst;
     findings_.malnutrition = worst != "none";
@@ -276,19 +498,38 @@ class Planner {
       if (!z.band.empty()) line += ": " + z.band + (z.band_system.empty() ? "" : " (" + z.band_system + ")");
       findings_.indicators.push_back(line);
     }
+    for (const auto& entry : aspen_) findings_.indicators.push_back(entry.second);
+    if (!aspen_.empty()) findings_.sources.push_back(kAspenSource);
   }
 
   void Adult() {
-    if (!facts_.age_months) {
-      notes_.push_back("no age found in the note: adult (GLIM) criteria applied, with the BMI cut-offs for under 70 years");
+    // GLIM's BMI cut-offs differ at 70 years: with the age unknown ("a woman"), only what holds on both
+    // sides is used, and the rest is said.
+    const bool age_known = facts_.age_months.has_value();
+    const bool older = age_known && *facts_.age_months / 12 >= 70;
+    // Beyond the extremes on record (heaviest 635 kg, tallest 272 cm: Guinness World Records; J. B.
+    // Minnoch, R. Wadlow): a unit or entry error, flagged and not used.
+    if (facts_.weight_kg && (*facts_.weight_kg < 2 || *facts_.weight_kg > 650)) {
+      findings_.flags.push_back("weight " + Fmt(*facts_.weight_kg, 1) + " kg is not a possible adult weight (check the "
+                                "unit: g, lb, kg)");
+      return;
     }
-    const double age_years = facts_.age_months ? *facts_.age_months / 12 : 0;
-    const bool older = age_years >= 70;
+    if (facts_.height_cm && (*facts_.height_cm < 50 || *facts_.height_cm > 275)) {
+      findings_.flags.push_back("height " + Fmt(*facts_.height_cm, 1) + " cm is not a possible adult height (check "
+                                "the unit: m, cm, in)");
+      return;
+    }
     if (!findings_.bmi && facts_.weight_kg && facts_.height_cm) {
       const Json args = Call("body_mass_index", {{"weight", *facts_.weight_kg}, {"height", *facts_.height_cm}});
       if (const Observation* obs = Need(kCallMedicalFunctionTool, args); obs && obs->value.contains("value")) {
-        findings_.bmi = obs->value["value"].get<double>();
+        findings_.bmi = NumberOr(obs->value, "value", 0);
       }
+    }
+    if (findings_.bmi && (*findings_.bmi < 7 || *findings_.bmi > 200)) {
+      // Beyond the extremes recorded in adults (the weights and heights above): a unit or entry error.
+      findings_.flags.push_back("BMI " + Fmt(*findings_.bmi, 1) + " kg/m2 is not a possible adult BMI (check weight "
+                                "and height units)");
+      findings_.bmi.reset();
     }
     // GLIM phenotypic criteria (Table 1): weight loss > 5 % within 6 months or > 10 % beyond 6 months;
     // BMI < 20 (< 70 y) or < 22 (>= 70 y), Western cut-offs. Stage 2 (Table 3): loss > 10 % within
@@ -307,10 +548,22 @@ class Planner {
     }
     if (findings_.bmi) {
       const double bmi = *findings_.bmi;
-      const double low = older ? 22 : 20, very_low = older ? 20 : 18.5;
+      // Unknown age: a criterion is met only when met on both sides of 70 (BMI < 20), and graded stage 2
+      // only when stage 2 on both sides (BMI < 18.5).
+      const double low = !age_known ? 20 : older ? 22 : 20;
+      const double very_low = !age_known ? 18.5 : older ? 20 : 18.5;
       if (bmi < low) {
-        findings_.phenotypic.push_back("low BMI " + Fmt(bmi, 1) + " kg/m2 (GLIM: < " + Fmt(low, 0) + (older ? " at 70 y or older)" : " under 70 y)"));
+        findings_.phenotypic.push_back("low BMI " + Fmt(bmi, 1) + " kg/m2 (GLIM: < " + Fmt(low, 0) +
+                                       (!age_known ? ", which holds at any adult age)"
+                                                   : older ? " at 70 y or older)" : " under 70 y)"));
         stage = std::max(stage, bmi < very_low ? 2 : 1);
+      } else if (!age_known && bmi < 22) {
+        notes_.push_back("BMI " + Fmt(bmi, 1) + " meets GLIM's low-BMI criterion only at 70 years or older; the age "
+                         "is not given, so it was not used");
+      }
+      if (!age_known && bmi >= 18.5 && bmi < 20) {
+        notes_.push_back("BMI " + Fmt(bmi, 1) + " is GLIM stage 2 at 70 years or older; the age is not given, so "
+                         "stage 1 was used");
       }
     }
     // GLIM etiologic criteria: intake <= 50 % of requirements for > 1 week (or any reduction > 2 weeks);
@@ -320,8 +573,29 @@ class Planner {
                                     (facts_.intake_weeks ? " for " + Fmt(*facts_.intake_weeks, 0) + " weeks" : ""));
     }
     if (facts_.inflammation) findings_.etiologic.push_back("disease burden/inflammation: " + facts_.inflammation_quote);
-    findings_.malnutrition = !findings_.phenotypic.empty() && !findings_.etiologic.empty();
-    findings_.severity = !findings_.malnutrition ? "none" : stage == 2 ? "severe" : "moderate";
+    const bool met = !findings_.phenotypic.empty() && !findings_.etiologic.empty();
+    findings_.malnutrition = met;
+    findings_.severity = !met ? "none" : stage == 2 ? "severe" : "moderate";
+    for (const std::string& p : findings_.phenotypic) findings_.indicators.push_back("phenotypic: " + p);
+    for (const std::string& e : findings_.etiologic) findings_.indicators.push_back("etiologic: " + e);
+    findings_.sources.push_back(kGlimSource);
+    if (!findings_.bmi && !facts_.weight_loss_percent) {
+      Undetermined("no phenotypic measurement (BMI, weight and height, or weight loss) in the note: the GLIM "
+                   "criteria cannot be applied");
+      return;
+    }
+    // With the age unknown, a decision that the 70-year cut-offs would change is not made.
+    if (!age_known && findings_.bmi && !findings_.etiologic.empty()) {
+      const double bmi = *findings_.bmi;
+      if (!met && bmi >= 20 && bmi < 22) {
+        Undetermined("GLIM is met at 70 years or older (BMI < 22) but not under 70 (BMI < 20), and the age is not "
+                     "given");
+      } else if (met && stage == 1 && bmi >= 18.5 && bmi < 20) {
+        findings_.severity = "indeterminate";
+        notes_.push_back("the GLIM stage depends on the age (stage 2 at 70 years or older), which is not given");
+      }
+    }
+    return;
     for (const std::string& p : findings_.phenotypic) findings_.indicators.push_back("phenotypic: " + p);
     for (const std::string& e : findings_.etiologic) findings_.indicators.push_back("etiologic: " + e);
     findings_.sources.push_back(kGlimSource);
@@ -329,19 +603,34 @@ class Planner {
 
   void Summarise() {
     std::string s;
-    if (facts_.pediatric()) {
-      if (findings_.zscores.empty()) {
-        s = "No anthropometric z-score or percentile could be established from the note.";
+    if (!findings_.assessable) {
+      s = "Not assessable: " + findings_.undetermined_reason + ".";
+      if (!findings_.zscores.empty()) {
+        s += " Values found:";
+        for (size_t i = 0; i < findings_.zscores.size(); ++i) {
+          const ZFinding& z = findings_.zscores[i];
+          s += std::string(i ? ";" : "") + " " + Readable(z.indicator.empty() ? "unknown indicator" : z.indicator) +
+               " z = " + Fmt(z.z, 2) + " (" + z.origin + ")";
+        }
+        s += ".";
+      }
+    } else if (findings_.population == "pediatric") {
+      if (findings_.zscores.empty() && aspen_.empty()) {
+        s = "No anthropometric z-score, weight loss or intake could be established from the note.";
       } else {
-        s = findings_.malnutrition ? Capital(findings_.severity) + " malnutrition by ASPEN/AND 2014 single-measurement bands: "
-                                   : "No malnutrition band met by ASPEN/AND 2014: ";
+        s = findings_.malnutrition.value_or(false)
+                ? Capital(findings_.severity) + " malnutrition by ASPEN/AND 2014: "
+                : "No malnutrition band met by ASPEN/AND 2014: ";
         for (size_t i = 0; i < findings_.indicators.size(); ++i) s += (i ? "; " : "") + findings_.indicators[i];
         s += ".";
       }
       s += " One indicator is not a diagnosis; ASPEN/AND recommends more than one and a clinical assessment.";
     } else {
-      s = findings_.malnutrition
-              ? Capital(findings_.severity) + " malnutrition by GLIM (stage " + (findings_.severity == "severe" ? "2" : "1") + "): "
+      const std::string stage = findings_.severity == "severe" ? "stage 2" : findings_.severity == "moderate" ? "stage 1"
+                                                                             : "stage 1, or 2 at 70 years or older";
+      s = findings_.malnutrition.value_or(false)
+              ? (findings_.severity == "indeterminate" ? std::string("Malnutrition") : Capital(findings_.severity) +
+                 " malnutrition") + " by GLIM (" + stage + "): "
               : "GLIM criteria not met (a phenotypic and an etiologic criterion are both needed): ";
       std::string parts;
       for (const std::string& i : findings_.indicators) parts += (parts.empty() ? "" : "; ") + i;
@@ -363,6 +652,8 @@ class Planner {
   bool ran_ = false;
   std::vector<std::pair<std::string, Json>> pending_;
   ExtractionFindings findings_;
+  std::vector<std::pair<std::string, std::string>> aspen_;  // (severity, sentence) from weight loss and intake
+  bool aspen_graded_ = false;  // some z-score was graded by ASPEN/AND (a band or none)
   std::vector<std::string> notes_;
 };
 
@@ -389,7 +680,10 @@ class ExtractionRulesPlanner : public ChatModel {
     const ExtractionFindings findings = planner.Findings();
     Json answer = FillSchema(task_.schema, findings);
     response.message = Message::Assistant(DumpJson(answer, 2));
-    response.final_fields = {{"plan_notes", planner.Notes()}, {"population", findings.population}};
+    response.final_fields = {{"plan_notes", planner.Notes()},
+                             {"population", findings.population},
+                             {"assessable", findings.assessable},
+                             {"flags", findings.flags}};
     response.finish_reason = "stop";
     return response;
   }

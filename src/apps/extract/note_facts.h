@@ -1,13 +1,24 @@
 // NoteFacts: the anthropometric facts the offline extraction planner reads
-// from a clinical note with explicit patterns — age, sex, weight, height or
-// length, BMI, usual weight and weight loss, intake as a share of needs,
-// stated percentiles and z-scores with the indicator they belong to.
+// from a clinical note with explicit patterns — age (stated the ways
+// clinicians write it, or from a date of birth and a visit date), sex,
+// current weight and height or length, the weights of earlier dates, BMI,
+// usual weight and weight loss, intake as a share of needs, and stated
+// percentiles and z-scores with the indicator they belong to.
 //
 // This is pattern matching, not understanding: English only, one patient per
-// note, the first value of each kind wins (notes usually give the current
-// measurement first), and negation is not detected ("no weight loss" yields
-// no weight-loss fact only because no number follows). The planner says so
-// in its result. Pure function; thread-safe.
+// note, the first current value of each kind wins. What it will not do:
+//   - guess an age. When no age is written (and no date of birth with a visit
+//     date), age_months stays empty; words like "infant" or "toddler" give
+//     an age band (age_min_months/age_max_months) and the population, never
+//     an age. Ages that disagree (a stated age against the dates) are a
+//     problem, and the age is left empty.
+//   - take a historical value for a current one. A weight whose clause says
+//     when it was taken in the past ("6 months ago", "at the last visit",
+//     "usual", "at birth") is a WeightPoint in weight_history.
+//   - take a number without its unit. "Wt 12" is not read.
+// The numbers in patterns are bounded ({1,5} digits), so a hostile 4 MiB
+// note cannot drive std::regex's recursive matcher deep. Pure function;
+// thread-safe.
 #ifndef MEDREACT_APPS_EXTRACT_NOTE_FACTS_H_
 #define MEDREACT_APPS_EXTRACT_NOTE_FACTS_H_
 
@@ -24,16 +35,44 @@ struct StatedScore {
   std::string quote;      // the words matched, for the evidence
 };
 
+// A weight from before the visit: "weight 6 months ago was 12.6 kg",
+// "usual weight 74 kg", "birth weight 3.2 kg".
+struct WeightPoint {
+  double kg = 0;
+  std::optional<double> months_ago;  // when the note says; 0 < months_ago
+  bool at_birth = false;             // a birth weight: never a baseline for weight loss
+  bool usual = false;                // "usual", "baseline", "premorbid", "previous" (no date)
+  std::string quote;
+};
+
+enum class Population { kUnknown, kPediatric, kAdult };
+
+// "pediatric", "adult", "unknown".
+const char* PopulationName(Population population);
+
 struct NoteFacts {
-  std::optional<double> age_months;       // "3-year-old", "18 months old", "aged 70"
+  // Age in months since birth, when the note states it or gives a date of
+  // birth and a visit date; years and months add ("3 year 2 month" = 38).
+  std::optional<double> age_months;
+  std::string age_quote;                  // the words it was read from
+  std::optional<double> age_min_months;   // a band from a word ("infant": 0-12), when no age
+  std::optional<double> age_max_months;
+  std::string age_word;                   // "infant", "toddler", "woman", ...
   std::string sex;                        // "male", "female" or ""
-  std::optional<double> weight_kg;        // current weight (g and lb converted)
-  std::optional<double> height_cm;        // height or length (m, in converted)
-  bool recumbent_length = false;          // the note says "length" (infants)
+  std::optional<double> weight_kg;        // current weight (g, lb and oz converted)
+  std::string weight_quote;
+  std::optional<double> height_cm;        // current height or length (m, mm, in, ft converted)
+  std::string height_quote;
+  // How the stature was measured: "length" (recumbent), "height" (standing)
+  // or "" when the note does not say.
+  std::string stature_measure;
+  std::optional<double> head_circumference_cm;
   std::optional<double> bmi;              // stated BMI (kg/m²)
-  std::optional<double> usual_weight_kg;  // "usual weight 74 kg", "from 74 kg to 64 kg"
-  std::optional<double> weight_loss_percent;  // stated, or from usual and current weight
-  std::optional<double> weight_loss_months;   // "over 5 months", "in the past 6 weeks"
+  std::vector<WeightPoint> weight_history;
+  std::optional<double> usual_weight_kg;  // the baseline weight loss is measured from
+  std::optional<double> weight_loss_percent;  // stated, or from the baseline and the current weight
+  std::optional<double> weight_loss_months;   // over how long, when known
+  std::string weight_loss_quote;
   std::optional<double> intake_percent;       // "about 40% of estimated needs"
   std::string intake_quote;                   // the words matched ("less than 50% of his usual intake")
   std::optional<double> intake_weeks;         // how long intake has been low
@@ -41,14 +80,22 @@ struct NoteFacts {
   std::string inflammation_quote;
   std::vector<StatedScore> percentiles;
   std::vector<StatedScore> zscores;
+  std::vector<std::string> problems;      // what could not be read safely, one sentence each
 
-  bool pediatric() const { return age_months && *age_months < 240; }  // under 20 years
+  // Pediatric: under 20 years (CDC 2000 charts end at 20 y), or a child word
+  // and no age. Adult: 20 years or more, or an adult word and no age.
+  Population population() const;
+  bool pediatric() const { return population() == Population::kPediatric; }
+  // The age band the note allows: the age itself, else the word's band.
+  bool AgeSurelyUnder(double months) const;
+  bool AgeSurelyAtLeast(double months) const;
 };
 
 NoteFacts ReadNoteFacts(std::string_view note);
 
 // The growth indicator named in `text` nearest to its end ("" when none):
-// "weight-for-length" → weight_for_length, "BMI" → bmi_for_age, ...
+// "weight-for-length" → weight_for_length, "BMI" → bmi_for_age, "WHZ" →
+// weight_for_height, ...
 std::string IndicatorNamedIn(std::string_view text);
 
 }  // namespace medreact

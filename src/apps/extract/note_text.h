@@ -1,0 +1,48 @@
+// Internal to note_facts: the folded note text and the helpers its readers
+// share (note_facts.cc reads measurements and scores, note_age.cc ages, dates
+// and sex).
+#ifndef MEDREACT_APPS_EXTRACT_NOTE_TEXT_H_
+#define MEDREACT_APPS_EXTRACT_NOTE_TEXT_H_
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "apps/extract/note_facts.h"
+
+namespace medreact::note_text {
+
+// A number as notes write it: at most 5 integer and 4 decimal digits. Bounded
+// on purpose: libstdc++'s regex matcher recurses once per repetition, so an
+// unbounded \d+ over a 4 MiB run of digits would overflow the stack.
+inline constexpr const char* kNum = R"((\d{1,5}(?:\.\d{1,4})?))";
+
+inline constexpr double kDaysPerMonth = 30.4375;  // 365.25 / 12, as WHO Anthro and CDC use
+
+// Lower case; the Unicode minus, en and em dashes folded to '-', no-break
+// spaces to ' ', and every run of white space to one character (a newline if
+// the run holds one), so patterns need at most one `\s?` between words.
+std::string Fold(std::string_view text);
+
+inline double Num(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+// The first match of `pattern` in `text` (empty when none).
+inline std::smatch First(const std::string& text, const std::regex& pattern) {
+  std::smatch m;
+  std::regex_search(text, m, pattern);
+  return m;
+}
+
+// The sentence around [begin, end): from the previous '.', ';', '!', '?' or
+// newline (a '.' between digits does not end a sentence) to the next.
+std::pair<size_t, size_t> SentenceAround(const std::string& text, size_t begin, size_t end);
+
+// note_age.cc: age (stated, or from a date of birth and a visit date), the
+// age word and its band, and sex.
+void ReadAgeAndSex(const std::string& folded, NoteFacts& facts);
+
+}  // namespace medreact::note_text
+
+#endif  // MEDREACT_APPS_EXTRACT_NOTE_TEXT_H_
