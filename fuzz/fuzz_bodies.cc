@@ -15,6 +15,9 @@
 
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
+#include "apps/triage/findings_lexicon.h"
+#include "apps/triage/findings_reader.h"
+#include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "eval/csv.h"
 #include "eval/py_literal.h"
@@ -365,6 +368,27 @@ int FuzzNoteFacts(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- findings ----------------------------------------------------------------
+
+// Radiology findings (triage's input). findings_reader.h: every mention lies
+// inside the text and quotes it; the base priority is a tier 1..3.
+int FuzzFindings(const uint8_t* data, size_t size) {
+  const std::string_view text = AsText(data, size);
+  const FindingsReader reader(text);
+  for (const FindingConcept* finding : {&PulmonaryEmbolism(), &VenousThrombosis(), &ThrombusUnnamedSite(),
+                                        &IschemicStroke(), &LargeVesselOcclusion(), &TransientIschemicAttack(),
+                                        &SubduralHematoma(), &EpiduralHematoma(), &SubarachnoidHemorrhage(),
+                                        &IntracranialHemorrhage(), &OtherBleeding()}) {
+    for (const FindingMention& m : reader.Read(*finding)) (void)DescribeMention(m);
+  }
+  (void)reader.Read("pe");
+  std::string why;
+  const int priority = BasePriorityFromFindings(text, &why);
+  if (priority < 1 || priority > 3) Violated("findings", "BasePriorityFromFindings outside 1..3");
+  (void)MentionsAffirmed(text, "thrombus");
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -378,6 +402,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"csv", FuzzCsv},
       {"mock_script", FuzzMockScript},
       {"note_facts", FuzzNoteFacts},
+      {"findings", FuzzFindings},
   };
   return kTargets;
 }

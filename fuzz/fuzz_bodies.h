@@ -32,6 +32,7 @@ int FuzzPyLiteral(const uint8_t* data, size_t size);       // eval::ParsePyLiter
 int FuzzCsv(const uint8_t* data, size_t size);             // eval::ParseCsv
 int FuzzMockScript(const uint8_t* data, size_t size);      // mockllm::ParseMockScript + rendering
 int FuzzNoteFacts(const uint8_t* data, size_t size);       // ReadNoteFacts + IndicatorNamedIn + FieldIndicator
+int FuzzFindings(const uint8_t* data, size_t size);        // FindingsReader over every concept + BasePriorityFromFindings
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

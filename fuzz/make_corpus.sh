@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${1:-build-sanitize}
 OUT=${2:-$BUILD_DIR/fuzz-seeds}
-TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts)
+TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts findings)
 MAX_BYTES=65536
 
 rm -rf "$OUT"
@@ -49,6 +49,7 @@ done
 # 2. Files used as they are.
 for f in examples/*/script.json; do add_file mock_script "$f"; add_file json "$f"; done
 for f in examples/extract/*.schema.json; do add_file schema "$f"; add_file json "$f"; done
+for f in examples/worklist/*/findings.txt; do add_file findings "$f"; done
 for f in examples/extract/*.txt; do add_file text_protocol "$f"; add_file json_repair "$f"; add_file note_facts "$f"; done
 for f in examples/worklist/*/case.json data/guidelines/extras.json; do add_file json "$f"; done
 for f in examples/worklist/*/fhir.json; do
@@ -76,6 +77,11 @@ else
     n=$((n + 1))
     printf '%s' "$note" | add note_facts "notes-set-$n.txt"
   done < <(jq -r '.notes[].note' tests/fixtures/clinical/notes_set.json)
+  n=0
+  while IFS= read -r findings; do
+    n=$((n + 1))
+    printf '%s' "$findings" | add findings "findings-set-$n.txt"
+  done < <(jq -r '.. | objects | select(has("findings")) | .findings | strings' tests/fixtures/clinical/findings_set.json)
   clinical='["Patient","Condition","MedicationRequest","Medication","Observation","AllergyIntolerance",
              "ImagingStudy","DiagnosticReport","Procedure","Encounter"]'
   synthea=(tests/fixtures/synthea/Clemente_Kreiger_*.json tests/fixtures/synthea/Luigi_Wiegand_*.json

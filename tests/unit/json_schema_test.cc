@@ -295,5 +295,22 @@ TEST(JsonSchemaLimitsTest, StringsTooLongForARegexAreAProblemNotACrash) {
               AllOf(HasSubstr("\"pattern\" at (root) is 1001 characters long"), HasSubstr("at most 1000")));
 }
 
+TEST(JsonSchemaLimitsTest, PatternsThatBacktrackExponentiallyAreRefused) {
+  // Found by the schema fuzzer: this one ran for minutes on a 20-character string.
+  for (const char* pattern : {"(a|b)*+++++++c{2,6}[entry^d]\\d+", "(a+)+$", "^(a|b*)*$", "(a|ab)*c", "([a-z]|x)+",
+                              "(\\d+,?)+$", "a{100000}", "(x+x+)+y", "^(a*)*$", "(?:a|a)*"}) {
+    EXPECT_THAT(CompileError(Json{{"type", "string"}, {"pattern", pattern}}), HasSubstr("exponential time"))
+        << pattern;
+  }
+  EXPECT_THAT(CompileError(Json{{"type", "object"}, {"patternProperties", {{"^(a+)+$", Json::object()}}}}),
+              HasSubstr("a patternProperties key at (root)"));
+  // Ordinary patterns compile and match as before.
+  for (const char* pattern : {"^(a|b)*$", "^[a-z]+$", "^(\\+\\d{1,3})?\\d{10}$", "^\\d{4}-\\d{2}-\\d{2}$",
+                              "^(\\d{3}-)*\\d{4}$", "^[^@]+@[^@]+\\.[^@]+$", "^[A-Z]{2}\\d{6}$", "a*?b", "^(?:x|y)+$",
+                              "^(mild|moderate|severe)$"}) {
+    EXPECT_TRUE(JsonSchema::Compile(Json{{"type", "string"}, {"pattern", pattern}}).ok()) << pattern;
+  }
+}
+
 }  // namespace
 }  // namespace medreact

@@ -471,6 +471,9 @@ class Planner {
   }
 
   void Grade() {
+    // Neonates have their own indicators (Goldberg DL, Becker PJ, Brigham K, et al. Identifying
+    // malnutrition in preterm and neonatal populations: recommended indicators. J Acad Nutr Diet
+    // 2018;118:1571-82), not implemented here.
     if (facts_.age_months && *facts_.age_months < kAspenFromMonths) {
       Undetermined("the ASPEN/AND 2014 pediatric criteria apply from 1 month of age; neonatal malnutrition "
                    "criteria are not implemented");

@@ -7,16 +7,23 @@
 // so the planner never repeats a call and its order is fixed by the rule
 // order below. Tool results are read as the fhir pack's JSON
 // (tools/fhir/fhir_pack.h); an "Error: ..." observation is noted and the
-// rule concludes without that fact.
+// rule concludes without that fact. The findings are read by FindingsReader
+// over the shared lexicon (findings_lexicon.h): negated, hypothetical and
+// historical mentions trigger nothing, and the treatment-failure rules fire
+// only on an event that is happening now (a chronic or known clot or infarct
+// was there before the therapy failed).
 #include "apps/triage/rules_planner.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "apps/common/planner_support.h"
+#include "apps/triage/findings_lexicon.h"
+#include "apps/triage/findings_reader.h"
 #include "apps/triage/triage_policy.h"
 
 namespace medreact {
@@ -179,28 +186,24 @@ std::string LabText(const Json& lab) {
   return text;
 }
 
-// The terms that trigger each rule, in the order used to name the finding.
-const std::vector<std::pair<std::string, std::string>> kVteTerms = {
-    {"pulmonary embol", "Pulmonary embolism"}, {"saddle embol", "Pulmonary embolism"},
-    {"pe", "Pulmonary embolism"},              {"ctpa positive", "Pulmonary embolism"},
-    {"deep vein thrombosis", "DVT"},           {"deep venous thrombosis", "DVT"},
-    {"dvt", "DVT"},                            {"thrombus", "Thrombus"},
-    {"thrombi", "Thrombus"},                   {"thrombos", "Thrombosis"},
-    {"thromboemb", "Thromboembolism"},         {"thrombotic", "Thrombus"},
-    {"embol", "Embolism"},                     {"clot", "Thrombus"},
-    {"filling defect", "Filling defect"}};
-const std::vector<std::pair<std::string, std::string>> kStrokeTerms = {
-    {"ischemic stroke", "Ischemic stroke"},       {"ischaemic stroke", "Ischaemic stroke"},
-    {"stroke", "Stroke"},                          {"transient ischemic attack", "TIA"},
-    {"transient ischaemic attack", "TIA"},         {"tia", "TIA"},
-    {"cerebrovascular accident", "Stroke"},        {"cva", "Stroke"},
-    {"cerebral infarct", "Cerebral infarct"},      {"cerebellar infarct", "Cerebellar infarct"},
-    {"lacunar infarct", "Lacunar infarct"},        {"brain infarct", "Cerebral infarct"},
-    {"territory infarct", "Cerebral infarct"},     {"large vessel occlusion", "Large vessel occlusion"},
-    {"lvo", "Large vessel occlusion"}};
-// "infarct" alone counts as cerebral only with one of these in the text.
-const std::vector<std::string> kBrainContext = {"brain", "cerebr", "cerebell", "intracranial", "mca", "aca",
-                                                "pca", "basal ganglia", "cortical", "lacunar", "head ct"};
+// The findings each rule reads (findings_lexicon.h), in the order used to
+// name the finding.
+const std::vector<const FindingConcept*>& VteFindings() {
+  static const std::vector<const FindingConcept*> f = {&PulmonaryEmbolism(), &VenousThrombosis(),
+                                                       &ThrombusUnnamedSite()};
+  return f;
+}
+const std::vector<const FindingConcept*>& StrokeFindings() {
+  static const std::vector<const FindingConcept*> f = {&IschemicStroke(), &LargeVesselOcclusion(),
+                                                       &TransientIschemicAttack()};
+  return f;
+}
+const std::vector<const FindingConcept*>& BleedFindings() {
+  static const std::vector<const FindingConcept*> f = {&SubduralHematoma(), &EpiduralHematoma(),
+                                                       &SubarachnoidHemorrhage(), &IntracranialHemorrhage(),
+                                                       &OtherBleeding()};
+  return f;
+}
 const std::vector<std::pair<std::string, std::string>> kCardiacTerms = {
     {"cardiomegaly", "Cardiomegaly"}, {"pericardial effusion", "Pericardial effusion"},
     {"myocardi", "Myocardial finding"}, {"cardiac", "Cardiac finding"}, {"coronary", "Coronary finding"},
@@ -208,22 +211,60 @@ const std::vector<std::pair<std::string, std::string>> kCardiacTerms = {
 const std::vector<std::string> kTachycardiaTerms = {"tachycard", "rapid ventricular response", "tachyarrhythmia"};
 const std::vector<std::string> kIschemiaTerms = {"myocardial ischemi", "myocardial ischaemi", "ischemi",
                                                  "ischaemi", "myocardial infarct"};
-const std::vector<std::pair<std::string, std::string>> kBleedTerms = {
-    {"intracranial hemorrhage", "Intracranial hemorrhage"}, {"intracranial haemorrhage", "Intracranial haemorrhage"},
-    {"subarachnoid hemorrhage", "Subarachnoid hemorrhage"}, {"subdural hematoma", "Subdural hematoma"},
-    {"hemorrhag", "Hemorrhage"},                            {"haemorrhag", "Haemorrhage"},
-    {"hematoma", "Hematoma"},                               {"haematoma", "Haematoma"},
-    {"hemothorax", "Hemothorax"},                           {"hemoperitoneum", "Hemoperitoneum"},
-    {"bleed", "Bleeding"}};
 const std::vector<std::string> kContrastTerms = {"contrast", "cta", "ctpa", "angiogram", "angiograph",
                                                  "ct angio", "contrast-enhanced"};
 
-// The label of the first affirmed term, or "".
-std::string FirstLabel(std::string_view text, const std::vector<std::pair<std::string, std::string>>& terms) {
-  for (const auto& [term, label] : terms) {
-    if (MentionsAffirmed(text, term)) return label;
+// Treatment failure needs an event on the therapy: a finding that is
+// happening now (acute, subacute or not dated). A chronic, known or
+// historical clot or infarct was there before, so it is not a new event
+// despite the therapy (ACCP/CHEST: failure is new or extending VTE on
+// therapeutic anticoagulation; AHA/ASA 2021: a recurrent ischemic event).
+bool IsNewEvent(const FindingMention& m) { return m.affirmed() && IsCurrentEvent(m.temporality); }
+
+// Bleeding on an antithrombotic needs a reversal/hold decision whenever blood
+// is present: a new or known bleed, or a chronic collection that can still
+// expand (a chronic subdural hematoma: Kolias, Nat Rev Neurol 2014), but not
+// a scar of an old bleed ("remote hemorrhage", hemosiderin).
+bool IsPresentBleed(const FindingMention& m) {
+  if (!m.affirmed() || m.temporality == Temporality::kHistorical) return false;
+  return m.temporality != Temporality::kChronic || m.chronic_is_present;
+}
+
+// What a rule read in the findings: the first mention that triggers it, and
+// the first that did not only because of its age.
+struct RuleFinding {
+  std::optional<FindingMention> trigger;
+  std::optional<FindingMention> dated_out;
+};
+
+RuleFinding ReadRuleFinding(const FindingsReader& reader, const std::vector<const FindingConcept*>& findings,
+                            bool (*triggers)(const FindingMention&)) {
+  RuleFinding out;
+  for (const FindingConcept* finding : findings) {
+    for (FindingMention& m : reader.Read(*finding)) {
+      if (!out.trigger && triggers(m)) {
+        out.trigger = m;
+      } else if (!out.dated_out && m.affirmed() && !triggers(m)) {
+        out.dated_out = std::move(m);
+      }
+    }
   }
-  return "";
+  return out;
+}
+
+// The finding's name in the assessment: its label, qualified when the text
+// hedges or dates it ("Pulmonary embolism (possible)", "Subdural hematoma
+// (chronic)").
+std::string Named(const FindingMention& m) {
+  std::string name = m.label;
+  std::vector<std::string> notes;
+  if (m.uncertain) notes.push_back("possible");
+  if (m.temporality == Temporality::kChronic || m.temporality == Temporality::kKnown) {
+    notes.push_back(std::string(TemporalityName(m.temporality)));
+  }
+  for (size_t i = 0; i < notes.size(); ++i) name += (i == 0 ? " (" : ", ") + notes[i];
+  if (!notes.empty()) name += ")";
+  return name;
 }
 
 struct Decision {
@@ -238,22 +279,32 @@ struct Decision {
 
 class Evaluator {
  public:
-  explicit Evaluator(const Conversation& conv) : conv_(conv) {}
+  explicit Evaluator(const Conversation& conv) : conv_(conv), reader_(conv.findings) {}
 
   Decision Run() {
-    const std::string& text = conv_.findings;
-    if (std::string f = FirstLabel(text, kVteTerms); !f.empty()) Vte(f);
-    std::string stroke = FirstLabel(text, kStrokeTerms);
-    if (stroke.empty() && MentionsAffirmed(text, "infarct") && !FirstAffirmed(text, kBrainContext).empty()) {
-      stroke = "Cerebral infarct";
+    const RuleFinding vte = Read(VteFindings(), IsNewEvent);
+    if (vte.trigger) {
+      Vte(*vte.trigger);
+    } else if (vte.dated_out) {
+      NotANewEvent(*vte.dated_out, "anticoagulation-failure", kSourceVte);
     }
-    const std::string bleed = FirstLabel(text, kBleedTerms);
+    const RuleFinding stroke = Read(StrokeFindings(), IsNewEvent);
+    const RuleFinding bleed = Read(BleedFindings(), IsPresentBleed);
     // A stroke named only as "stroke"/"CVA" alongside a hemorrhage is a
     // hemorrhagic stroke: the bleeding rule applies, not the ischemic one.
-    if (!stroke.empty() && !(stroke == "Stroke" && !bleed.empty())) Stroke(stroke);
-    if (std::string f = FirstLabel(text, kCardiacTerms); !f.empty()) Cardiac(f);
-    if (!bleed.empty()) Bleed(bleed);
-    if (!FirstAffirmed(text, kContrastTerms).empty()) Contrast();
+    if (stroke.trigger && !(stroke.trigger->label == "Stroke" && bleed.trigger)) {
+      Stroke(*stroke.trigger);
+    } else if (!stroke.trigger && stroke.dated_out) {
+      NotANewEvent(*stroke.dated_out, "antithrombotic-failure", kSourceStroke);
+    }
+    if (std::string f = FirstLabel(kCardiacTerms); !f.empty()) Cardiac(f);
+    if (bleed.trigger) {
+      Bleed(Named(*bleed.trigger));
+    } else if (bleed.dated_out) {
+      d_.sentences.push_back(Named(*bleed.dated_out) + " read as " + DescribeMention(*bleed.dated_out) +
+                             ": the scar of an old bleed, not blood to reverse; bleeding rule not applied.");
+    }
+    if (!FirstAffirmedTerm(kContrastTerms).empty()) Contrast();
     if (d_.matched.empty() && !d_.sentences.empty()) {
       d_.sentences.push_back("No escalation rule applies; no risk adjustment.");
     } else if (d_.matched.empty()) {
@@ -264,6 +315,37 @@ class Evaluator {
   }
 
  private:
+  RuleFinding Read(const std::vector<const FindingConcept*>& findings, bool (*triggers)(const FindingMention&)) const {
+    return ReadRuleFinding(reader_, findings, triggers);
+  }
+
+  // The label of the first affirmed term, or "".
+  std::string FirstLabel(const std::vector<std::pair<std::string, std::string>>& terms) const {
+    for (const auto& [term, label] : terms) {
+      for (const FindingMention& m : reader_.Read(term)) {
+        if (m.affirmed()) return label;
+      }
+    }
+    return "";
+  }
+
+  std::string FirstAffirmedTerm(const std::vector<std::string>& terms) const {
+    for (const std::string& term : terms) {
+      for (const FindingMention& m : reader_.Read(term)) {
+        if (m.affirmed()) return term;
+      }
+    }
+    return "";
+  }
+
+  // A clot or infarct the text dates as chronic, known or historical: the
+  // failure rule does not apply, and the assessment says why.
+  void NotANewEvent(const FindingMention& m, const char* rule, const char* source) {
+    d_.sentences.push_back(m.label + " read as " + DescribeMention(m) + " (\"" + m.clause +
+                           "\"): not a new event on current therapy, so the " + rule + " rule does not apply.");
+    AddSource(source);
+  }
+
   // The observation for a call, or null after queueing the call as pending.
   const Observation* Need(const std::string& name, Json args = Json::object()) {
     const std::string key = name + "|" + CanonicalJson(args);
@@ -301,8 +383,11 @@ class Evaluator {
 
   // Rule 1 (ACCP/CHEST VTE guideline): a new or extending clot on an active
   // anticoagulant is anticoagulation failure; with warfarin the INR tells
-  // true failure (therapeutic 2.0-3.0) from under-anticoagulation.
-  void Vte(const std::string& finding) {
+  // true failure (therapeutic 2.0-3.0) from under-anticoagulation. A chronic,
+  // organized or known clot is not (IsNewEvent); a hedged one ("possible PE")
+  // is, named as possible: it is acted on until excluded.
+  void Vte(const FindingMention& mention) {
+    const std::string finding = Named(mention);
     d_.matched.push_back("vte_anticoagulation");
     AddSource(kSourceVte);
     const Observation* manifest = Need("get_patient_manifest");
@@ -344,8 +429,11 @@ class Evaluator {
   }
 
   // Rule 2 (AHA/ASA 2021 secondary stroke prevention): an ischemic event on
-  // active antiplatelet or anticoagulant therapy is a treatment failure.
-  void Stroke(const std::string& finding) {
+  // active antiplatelet or anticoagulant therapy is a treatment failure; an
+  // old infarct ("old lacunar infarct", "encephalomalacia from prior
+  // infarct") is not an event on the current therapy.
+  void Stroke(const FindingMention& mention) {
+    const std::string finding = Named(mention);
     d_.matched.push_back("stroke_antithrombotic");
     AddSource(kSourceStroke);
     MedicationFact antiplatelet = Medication("antiplatelet");
@@ -370,9 +458,8 @@ class Evaluator {
   // Rule 3 (ESC AF guidelines 2020/2024): tachycardia (> 100/min) despite an
   // active beta-blocker is rate-control failure; troponin is reported.
   void Cardiac(const std::string& finding) {
-    const std::string& text = conv_.findings;
-    bool tachycardia = !FirstAffirmed(text, kTachycardiaTerms).empty();
-    const bool ischemia = !FirstAffirmed(text, kIschemiaTerms).empty();
+    bool tachycardia = !FirstAffirmedTerm(kTachycardiaTerms).empty();
+    const bool ischemia = !FirstAffirmedTerm(kIschemiaTerms).empty();
     std::string rate_text = tachycardia ? "tachycardia reported in the findings" : "";
     if (!tachycardia) {
       const Observation* vitals = Need("get_vital_signs");
@@ -414,6 +501,9 @@ class Evaluator {
 
   // Rule 4 (AHA/ASA 2022 ICH guideline; ACC 2020 bleeding pathway): bleeding
   // on an active anticoagulant or antiplatelet needs urgent reversal review.
+  // That includes a chronic subdural hematoma: a present collection that can
+  // expand, where antithrombotics are held or reversed before drainage
+  // (Kolias, Nat Rev Neurol 2014;10:570); not the scar of a remote bleed.
   void Bleed(const std::string& finding) {
     d_.matched.push_back("bleed_antithrombotic");
     AddSource(kSourceBleed);
@@ -451,6 +541,7 @@ class Evaluator {
   }
 
   const Conversation& conv_;
+  const FindingsReader reader_;  // the findings, read once per turn
   Decision d_;
 };
 

@@ -4,13 +4,17 @@
 // results — and returns the next assistant turn: the next fhir tool call(s)
 // still needed by the rules that match the findings, or a final answer.
 //
-// Rules (each cited in rules_planner.cc): PE/DVT/thrombus on an active
-// anticoagulant → anticoagulation failure; stroke/TIA on an active
+// Rules (each cited in rules_planner.cc): a new PE/DVT/thrombus on an active
+// anticoagulant → anticoagulation failure; a new stroke/TIA on an active
 // antiplatelet or anticoagulant → antiplatelet/anticoagulation failure;
 // tachycardic cardiac finding on an active beta-blocker → rate-control
-// failure; intracranial or major bleeding on an anticoagulant or antiplatelet
-// → INCREASE; a contrast study → renal function reported; no rule → NONE.
-// Only an order with status "active" (the tools' is_currently_active) counts.
+// failure; intracranial or major bleeding (a chronic subdural hematoma
+// included) on an anticoagulant or antiplatelet → INCREASE; a contrast study
+// → renal function reported; no rule → NONE. "New" is what FindingsReader
+// reads as acute, subacute or undated: a chronic, organized, known or
+// historical clot or infarct triggers no failure rule, and the assessment
+// says so. Only an order with status "active" (the tools'
+// is_currently_active) counts.
 //
 // The final turn sets ModelResponse::final_fields to {"risk_adjustment":
 // "INCREASE"|"DECREASE"|"NONE", "critical_findings": [...], "rule": id,

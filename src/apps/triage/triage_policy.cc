@@ -4,34 +4,22 @@
 // categories of actionable imaging findings (Larson et al., J Am Coll Radiol
 // 2014): category 1 needs communication and action within minutes (here
 // CRITICAL), category 2 within hours (HIGH RISK), category 3 within days
-// (ROUTINE). The keyword lists below place common findings into those tiers;
-// they are deliberately explicit so a reviewer can audit every entry.
+// (ROUTINE). The tables below place common findings into those tiers; they
+// are deliberately explicit so a reviewer can audit every entry. Findings are
+// read by the findings reader (findings_reader.h: negation, uncertainty,
+// acute/chronic/historical) over the shared lexicon (findings_lexicon.cc: the
+// synonyms and abbreviations of PE, DVT, stroke, ICH and its subtypes, with
+// their sources).
 #include "apps/triage/triage_policy.h"
 
 #include <algorithm>
 #include <cctype>
 
+#include "apps/triage/findings_lexicon.h"
+#include "apps/triage/findings_reader.h"
+
 namespace medreact {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-// True when `word` occurs in `segment` as a whole word (or phrase).
-bool HasWord(std::string_view segment, std::string_view word) {
-  for (size_t pos = segment.find(word); pos != std::string_view::npos; pos = segment.find(word, pos + 1)) {
-    const bool starts = pos == 0 || !IsWordChar(segment[pos - 1]);
-    const size_t end = pos + word.size();
-    const bool ends = end >= segment.size() || !IsWordChar(segment[end]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
 
 // A sentence ends at ; ! ? newline, or a period not followed by a digit ("2.3").
 bool IsSentenceEnd(std::string_view text, size_t i) {
@@ -41,96 +29,84 @@ bool IsSentenceEnd(std::string_view text, size_t i) {
   return i + 1 >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i + 1]));
 }
 
-constexpr std::string_view kClauseBreaks[] = {" but ", " however", " although ", " though ", " whereas "};
+// A finding's tiers by how the text dates it (findings_reader.h). `acute` when
+// stated acute or new; `unspecified` when no age is given or subacute;
+// `chronic` for an old finding. A known, unchanged finding takes the
+// unspecified tier but never CRITICAL (see KnownTier); a historical mention
+// ("history of PE") gives no tier at all: it is not a finding of this study.
+struct ConceptTier {
+  const FindingConcept& (*finding)();
+  int acute;
+  int unspecified;
+  int chronic;
+  const char* rationale;              // for the acute tier (and the unspecified one when the same)
+  const char* chronic_rationale;      // for the chronic tier
+  const char* unspecified_rationale = nullptr;  // when the unspecified tier differs
+};
 
-// [start, end) of the clause around `pos` in lower-case `text`.
-std::pair<size_t, size_t> ClauseAround(std::string_view text, size_t pos) {
-  size_t start = pos;
-  while (start > 0 && !IsSentenceEnd(text, start - 1)) --start;
-  size_t end = pos;
-  while (end < text.size() && !IsSentenceEnd(text, end)) ++end;
-  for (std::string_view brk : kClauseBreaks) {
-    const size_t before = text.substr(start, pos - start).rfind(brk);
-    if (before != std::string_view::npos) start = std::max(start, start + before + brk.size());
-    const size_t after = text.substr(pos, end - pos).find(brk);
-    if (after != std::string_view::npos) end = std::min(end, pos + after);
-  }
-  return {start, end};
-}
+// Ordered by tier so that, between equal tiers, the more specific finding
+// names the rationale. Sources of the terms: findings_lexicon.cc.
+const ConceptTier kConceptTiers[] = {
+    {PulmonaryEmbolism, 1, 1, 3,
+     "pulmonary embolism: untreated PE carries high early mortality (ESC 2019 acute PE guideline)",
+     "chronic thromboembolic disease is not a new clot and needs no action within hours; it is referred for CTEPH "
+     "work-up at a pulmonary hypertension centre (ESC/ERS 2022 PH guideline), ACR category 3 (days)"},
+    {LargeVesselOcclusion, 1, 1, 3,
+     "large vessel occlusion: thrombectomy candidate, minutes matter (AHA/ASA 2019 acute stroke guideline)",
+     "chronic arterial occlusion: no reperfusion window; secondary prevention at routine pace (AHA/ASA 2021)"},
+    {SubduralHematoma, 1, 1, 2, "subdural hematoma: mass effect and herniation risk (AHA/ASA 2022 ICH guideline)",
+     "chronic subdural hematoma: a present collection that can expand or rebleed, neurosurgical review within "
+     "hours rather than minutes (Kolias, Nat Rev Neurol 2014;10:570)"},
+    {EpiduralHematoma, 1, 1, 2, "epidural hematoma: rapid deterioration, neurosurgical emergency (BTF 2006)",
+     "chronic epidural hematoma: a present collection, neurosurgical review within hours (BTF 2006)"},
+    {SubarachnoidHemorrhage, 1, 1, 3,
+     "subarachnoid hemorrhage: aneurysmal rebleeding risk (AHA/ASA 2023 aSAH guideline)",
+     "old subarachnoid blood products (siderosis): a sequela, no action within hours"},
+    {IntracranialHemorrhage, 1, 1, 3,
+     "intracranial hemorrhage: expansion and herniation risk (AHA/ASA 2022 ICH guideline)",
+     "old hemorrhage (hemosiderin, encephalomalacia): a sequela, no action within hours"},
+    {IschemicStroke, 1, 2, 3,
+     "acute ischemic stroke: time-dependent reperfusion window (AHA/ASA 2019 acute stroke guideline)",
+     "old infarct: a scar, no reperfusion question; secondary prevention at routine pace (AHA/ASA 2021)",
+     "infarct not stated acute (or subacute): past the reperfusion window, needs secondary prevention review "
+     "within hours (AHA/ASA 2021)"},
+    {VenousThrombosis, 2, 2, 3, "venous thrombosis: needs anticoagulation, risk of PE (CHEST 2016/2021 VTE guideline)",
+     "chronic (post-thrombotic) venous change: not a new clot, no anticoagulation decision within hours (CHEST "
+     "2016)"},
+    {ThrombusUnnamedSite, 2, 2, 3, "thrombus: embolic risk, needs anticoagulation review",
+     "chronic thrombus: not a new clot, no anticoagulation decision within hours"},
+    {OtherBleeding, 2, 2, 3, "hemorrhage: may need reversal or intervention (ACC 2020 bleeding pathway)",
+     "old hemorrhage or hematoma: no reversal question within hours"},
+};
 
-bool NegatedAt(std::string_view text, size_t pos, size_t term_size) {
-  if (pos >= 4 && (text.substr(pos - 4, 4) == "non-" || text.substr(pos - 4, 4) == "non ")) return true;
-  auto [start, end] = ClauseAround(text, pos);
-  const std::string_view before = text.substr(start, pos - start);
-  for (std::string_view cue : {"no", "not", "without", "negative for", "absence of", "free of", "ruled out",
-                               "rule out", "resolved"}) {
-    if (HasWord(before, cue)) return true;
-  }
-  const size_t after_start = std::min(end, pos + term_size);
-  const std::string_view after = text.substr(after_start, end - after_start);
-  if (HasWord(after, "cannot be excluded") || HasWord(after, "not excluded")) return false;
-  for (std::string_view cue : {"ruled out", "excluded", "not seen", "not identified", "not present", "absent",
-                               "has resolved"}) {
-    if (HasWord(after, cue)) return true;
-  }
-  return false;
-}
-
-// One keyword rule: a term, its tier and why it sits there.
+// One keyword rule: a term, its tier and why it sits there. Read with the
+// same reader: negated, hypothetical and historical mentions do not count; a
+// chronic one ("old fracture", "chronic dissection") is ROUTINE; a known one
+// is never CRITICAL.
 struct KeywordRule {
   const char* term;
   int priority;
   const char* rationale;
 };
 
-// Ordered: the first affirmed term wins, so specific phrases come before the
-// general stems that contain them ("tension pneumothorax" before "pneumothorax").
+// Ordered: between equal tiers the first listed names the rationale, so
+// specific phrases come before the general stems that contain them
+// ("tension pneumothorax" before "pneumothorax").
 const KeywordRule kKeywordRules[] = {
     // CRITICAL: immediately life-threatening, treatment within minutes to hours.
-    {"pulmonary embol", 1, "pulmonary embolism: untreated PE carries high early mortality (ESC 2019 acute PE guideline)"},
-    {"saddle embol", 1, "saddle embolus: massive PE risk, haemodynamic collapse"},
-    {"pe", 1, "pulmonary embolism (PE): untreated PE carries high early mortality (ESC 2019 acute PE guideline)"},
     {"aortic dissection", 1, "aortic dissection: mortality rises hourly without surgery (ESC 2014 aortic guideline)"},
     {"dissecting aneurysm", 1, "dissecting aneurysm: aortic dissection equivalent"},
     {"ruptured aneurysm", 1, "ruptured aneurysm: exsanguination risk"},
     {"aortic rupture", 1, "aortic rupture: exsanguination risk"},
-    {"intracranial hemorrhage", 1, "intracranial hemorrhage: expansion and herniation risk (AHA/ASA 2022 ICH guideline)"},
-    {"intracranial haemorrhage", 1, "intracranial haemorrhage: expansion and herniation risk (AHA/ASA 2022 ICH guideline)"},
-    {"intracerebral hemorrhage", 1, "intracerebral hemorrhage: expansion and herniation risk (AHA/ASA 2022 ICH guideline)"},
-    {"intracerebral haemorrhage", 1, "intracerebral haemorrhage: expansion and herniation risk (AHA/ASA 2022 ICH guideline)"},
-    {"intraparenchymal hemorrhage", 1, "intraparenchymal hemorrhage: expansion and herniation risk"},
-    {"subarachnoid hemorrhage", 1, "subarachnoid hemorrhage: aneurysmal rebleeding risk"},
-    {"subarachnoid haemorrhage", 1, "subarachnoid haemorrhage: aneurysmal rebleeding risk"},
-    {"subdural hematoma", 1, "subdural hematoma: mass effect and herniation risk"},
-    {"subdural haematoma", 1, "subdural haematoma: mass effect and herniation risk"},
-    {"epidural hematoma", 1, "epidural hematoma: rapid deterioration, neurosurgical emergency"},
-    {"epidural haematoma", 1, "epidural haematoma: rapid deterioration, neurosurgical emergency"},
-    {"ich", 1, "intracranial hemorrhage (ICH): expansion and herniation risk"},
     {"tension pneumothorax", 1, "tension pneumothorax: obstructive shock, needs immediate decompression"},
-    {"acute ischemic stroke", 1, "acute ischemic stroke: time-dependent reperfusion window (AHA/ASA 2019 acute stroke guideline)"},
-    {"acute ischaemic stroke", 1, "acute ischaemic stroke: time-dependent reperfusion window (AHA/ASA 2019 acute stroke guideline)"},
-    {"acute stroke", 1, "acute stroke: time-dependent reperfusion window (AHA/ASA 2019 acute stroke guideline)"},
-    {"acute infarct", 1, "acute infarct: time-dependent reperfusion window"},
-    {"large vessel occlusion", 1, "large vessel occlusion: thrombectomy candidate, minutes matter (AHA/ASA 2019)"},
-    {"lvo", 1, "large vessel occlusion (LVO): thrombectomy candidate, minutes matter (AHA/ASA 2019)"},
+    {"air embol", 1, "air embolism: obstructive shock (Mirski, Anesthesiology 2007;106:164)"},
     {"pneumoperitoneum", 1, "pneumoperitoneum: hollow viscus perforation until proven otherwise"},
     {"free air", 1, "free air: hollow viscus perforation until proven otherwise"},
     {"free intraperitoneal air", 1, "free intraperitoneal air: hollow viscus perforation"},
     {"perforat", 1, "perforation: peritonitis and sepsis risk, surgical emergency"},
     // HIGH RISK: urgent, action within hours.
-    {"deep vein thrombosis", 2, "deep vein thrombosis: needs anticoagulation, risk of PE (CHEST 2016/2021 VTE guideline)"},
-    {"deep venous thrombosis", 2, "deep venous thrombosis: needs anticoagulation, risk of PE (CHEST 2016/2021 VTE guideline)"},
-    {"dvt", 2, "DVT: needs anticoagulation, risk of PE (CHEST 2016/2021 VTE guideline)"},
-    {"thrombus", 2, "thrombus: embolic risk, needs anticoagulation review"},
-    {"thrombos", 2, "thrombosis: embolic risk, needs anticoagulation review"},
-    {"embol", 2, "embolism: ischaemic risk in the territory supplied"},
-    {"stroke", 2, "stroke (not stated acute): needs secondary prevention review"},
-    {"infarct", 2, "infarct (not stated acute): needs clinical correlation"},
-    {"hemorrhage", 2, "hemorrhage: may need reversal or intervention"},
-    {"haemorrhage", 2, "haemorrhage: may need reversal or intervention"},
-    {"hematoma", 2, "hematoma: may expand, check antithrombotics"},
-    {"haematoma", 2, "haematoma: may expand, check antithrombotics"},
-    {"bleed", 2, "bleeding: may need reversal or intervention"},
+    {"septic embol", 2, "septic emboli: endocarditis work-up and antibiotics within hours"},
+    {"fat embol", 2, "fat embolism: respiratory failure risk after long-bone fracture"},
     {"pneumothorax", 2, "pneumothorax (not tension): may enlarge, may need drainage (BTS 2023 pleural guideline)"},
     {"fracture", 2, "fracture: needs orthopaedic review, stabilisation and analgesia"},
     {"pneumonia", 2, "pneumonia: needs antibiotics within hours, sepsis risk"},
@@ -148,6 +124,46 @@ const KeywordRule kKeywordRules[] = {
     {"appendicitis", 2, "appendicitis: surgical review within hours"},
     {"obstruction", 2, "obstruction: risk of ischaemia or perforation"},
 };
+
+// A known finding (reported before, unchanged) was communicated when it was
+// new: it keeps its tier but is never CRITICAL, because ACR category 1 is for
+// new or unexpected findings needing action within minutes (Larson PA et al.,
+// J Am Coll Radiol 2014).
+int KnownTier(int unspecified) { return std::max(unspecified, kPriorityHighRisk); }
+
+// The tier one mention earns, or 0 when it earns none. `rationale` receives
+// the reason, qualified by what the reader saw.
+int MentionTier(const FindingMention& m, int acute, int unspecified, int chronic, const char* rationale,
+                const char* chronic_rationale, std::string* why) {
+  if (!m.affirmed() || m.temporality == Temporality::kHistorical) return 0;
+  int tier = unspecified;
+  std::string reason = rationale;
+  switch (m.temporality) {
+    case Temporality::kAcute:
+      tier = acute;
+      break;
+    case Temporality::kKnown:
+      tier = KnownTier(unspecified);
+      if (tier != unspecified) {
+        reason = std::string("known finding, reported before (\"") + m.temporal_cue +
+                 "\"): already communicated when new, so HIGH RISK rather than CRITICAL (ACR category 1 is for "
+                 "new findings); " + rationale;
+      }
+      break;
+    case Temporality::kChronic:
+      tier = chronic;
+      reason = std::string("read as ") + DescribeMention(m) + ": " + chronic_rationale;
+      break;
+    default:
+      break;
+  }
+  if (m.uncertain && m.temporality != Temporality::kChronic) {
+    reason += "; described as possible (\"" + m.uncertainty_cue +
+              "\"): a hedged finding is acted on as if present until excluded";
+  }
+  *why = std::move(reason);
+  return tier;
+}
 
 std::string Upper(std::string_view text) {
   std::string out(text);
@@ -185,36 +201,53 @@ Json StringList(const Json& value) {
 
 bool MentionsAffirmed(std::string_view text, std::string_view term) {
   if (term.empty()) return false;
-  const std::string lower = Lower(text);
-  const std::string needle = Lower(term);
-  const bool whole_word = needle.size() <= 3;
-  for (size_t pos = lower.find(needle); pos != std::string::npos; pos = lower.find(needle, pos + 1)) {
-    if (pos > 0 && IsWordChar(lower[pos - 1])) continue;
-    const size_t end = pos + needle.size();
-    if (whole_word && end < lower.size() && IsWordChar(lower[end])) continue;
-    if (!NegatedAt(lower, pos, needle.size())) return true;
-  }
-  return false;
+  return HasAffirmedMention(text, term);
 }
 
 std::string FirstAffirmed(std::string_view text, const std::vector<std::string>& terms) {
+  const FindingsReader reader(text);
   for (const std::string& term : terms) {
-    if (MentionsAffirmed(text, term)) return term;
+    for (const FindingMention& m : reader.Read(term)) {
+      if (m.affirmed()) return term;
+    }
   }
   return "";
 }
 
 int BasePriorityFromFindings(std::string_view findings, std::string* why) {
-  for (const KeywordRule& rule : kKeywordRules) {
-    if (MentionsAffirmed(findings, rule.term)) {
-      if (why) {
-        *why = PriorityName(rule.priority) + " by keyword \"" + rule.term + "\": " + rule.rationale;
-      }
-      return rule.priority;
+  const FindingsReader reader(findings);
+  int best = kPriorityRoutine;
+  std::string best_why;
+  // The most urgent tier any mention earns; between equals, the first found.
+  auto consider = [&](int tier, const std::string& term, const std::string& reason) {
+    if (tier == 0 || tier >= best) return;
+    best = tier;
+    best_why = PriorityName(tier) + " by keyword \"" + term + "\": " + reason;
+  };
+  for (const ConceptTier& rule : kConceptTiers) {
+    for (const FindingMention& m : reader.Read(rule.finding())) {
+      std::string reason;
+      const bool acute = m.temporality == Temporality::kAcute;
+      const char* rationale = acute || !rule.unspecified_rationale ? rule.rationale : rule.unspecified_rationale;
+      const int tier =
+          MentionTier(m, rule.acute, rule.unspecified, rule.chronic, rationale, rule.chronic_rationale, &reason);
+      consider(tier, m.term, reason);
     }
   }
-  if (why) *why = "ROUTINE: no critical or high-risk keyword found in the findings";
-  return kPriorityRoutine;
+  for (const KeywordRule& rule : kKeywordRules) {
+    for (const FindingMention& m : reader.Read(rule.term)) {
+      std::string reason;
+      const int tier = MentionTier(m, rule.priority, rule.priority, kPriorityRoutine, rule.rationale,
+                                   "an old finding needs no action within hours", &reason);
+      consider(tier, rule.term, reason);
+    }
+  }
+  if (why) {
+    *why = best_why.empty() ? "ROUTINE: no critical or high-risk finding read in the findings (negated, historical "
+                              "and chronic mentions do not raise the priority)"
+                            : best_why;
+  }
+  return best;
 }
 
 int ApplyRiskAdjustment(int base, std::string_view adjustment) {

@@ -7,10 +7,13 @@
 //
 // Priorities follow the seed: 1 CRITICAL, 2 HIGH RISK, 3 ROUTINE. A lower
 // number is more urgent, so INCREASE (more urgent) subtracts one and DECREASE
-// adds one, clamped to 1..3. Keyword matching is case-insensitive, anchored at
-// word starts (stems such as "embol" match "embolism" and "emboli") and skips
-// negated mentions ("no pulmonary embolism", "negative for DVT", "PE ruled
-// out"). Every function here is pure and thread-safe.
+// adds one, clamped to 1..3. Findings are read by FindingsReader
+// (findings_reader.h): terms anchored at word starts (stems such as "embol"
+// match "embolism" and "emboli"), negated and hypothetical mentions skipped
+// ("no pulmonary embolism", "negative for DVT", "PE ruled out", "rule out
+// PE"), hedged ones kept ("possible PE"), chronic and historical ones read as
+// such ("chronic, organized thrombus", "history of PE"). Every function here
+// is pure and thread-safe.
 #ifndef MEDREACT_APPS_TRIAGE_TRIAGE_POLICY_H_
 #define MEDREACT_APPS_TRIAGE_TRIAGE_POLICY_H_
 
@@ -27,22 +30,24 @@ inline constexpr int kPriorityCritical = 1;
 inline constexpr int kPriorityHighRisk = 2;
 inline constexpr int kPriorityRoutine = 3;
 
-// True when `term` (lower case; a word stem unless it ends in a space or is a
-// short abbreviation given as a whole word, see below) occurs in `text` at a
-// word start in a mention that is not negated. Terms of three letters or
-// fewer ("pe", "dvt", "tia", "cta") must match a whole word. A mention is
-// negated when its clause (sentence, or the part after "but"/"however")
-// holds "no", "not", "without", "negative for", "absence of", "free of" or
-// "ruled out" before it, or "ruled out"/"excluded"/"not seen"/"absent" after
-// it; "non-contrast" negates "contrast".
+// True when `term` (a word stem, or a whole word when three letters or fewer:
+// "pe", "dvt", "cta") occurs in `text` at a word start in a mention that is
+// neither negated nor only asked about (FindingsReader: NegEx-style triggers
+// before and after the term within its clause, pseudo-negations such as "no
+// change in" and "cannot be excluded" masked; "non-contrast" negates
+// "contrast"). Temporality is not looked at: "chronic PE" is affirmed.
 bool MentionsAffirmed(std::string_view text, std::string_view term);
 
 // The first of `terms` (in list order) that MentionsAffirmed, or "" when none.
 std::string FirstAffirmed(std::string_view text, const std::vector<std::string>& terms);
 
-// Base priority from the findings text by explicit keyword rules: 1 for
-// immediately life-threatening findings, 2 for urgent ones, 3 otherwise.
-// `why` (may be null) receives a one-line rationale naming the keyword.
+// Base priority from the findings text by explicit rules (triage_policy.cc):
+// 1 for immediately life-threatening findings, 2 for urgent ones, 3
+// otherwise; the most urgent tier any affirmed mention earns. A finding
+// stated chronic takes its chronic tier (chronic PE or infarct: 3; chronic
+// subdural hematoma: 2), a known/unchanged one is never 1, a historical one
+// counts for nothing, a hedged one counts as present. `why` (may be null)
+// receives a one-line rationale naming the keyword and how it was read.
 int BasePriorityFromFindings(std::string_view findings, std::string* why);
 
 // INCREASE -1, DECREASE +1, anything else 0 (case-insensitive), clamped to
