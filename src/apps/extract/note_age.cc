@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -222,9 +223,14 @@ void ReadAgeWord(const std::string& t, NoteFacts& f) {
   size_t best = std::string::npos;
   const AgeWord* chosen = nullptr;
   // The earliest word names the patient ("Infant girl ... her mother, a woman of 30").
-  for (const AgeWord& w : kAgeWords) {
-    const std::regex pattern(w.pattern);
-    std::smatch m = First(t, pattern);
+  static const std::vector<std::regex> kCompiled = [] {
+    std::vector<std::regex> out;
+    for (const AgeWord& w : kAgeWords) out.emplace_back(w.pattern);
+    return out;
+  }();
+  for (size_t i = 0; i < std::size(kAgeWords); ++i) {
+    const AgeWord& w = kAgeWords[i];
+    std::smatch m = First(t, kCompiled[i]);
     if (m.empty()) continue;
     const size_t at = static_cast<size_t>(m.position());
     if (at < best) {

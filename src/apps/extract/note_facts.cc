@@ -9,8 +9,10 @@
 #include <cctype>
 #include <cmath>
 #include <regex>
+#include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "apps/extract/note_text.h"
 
@@ -142,10 +144,16 @@ const IndicatorWord kIndicatorWords[] = {
 // Every indicator phrase in `text` with its position; a shorter phrase inside
 // a longer one already found is skipped.
 std::vector<std::pair<size_t, std::string>> IndicatorsIn(const std::string& text) {
+  static const std::vector<std::regex> kCompiled = [] {
+    std::vector<std::regex> out;
+    for (const IndicatorWord& word : kIndicatorWords) out.emplace_back(word.pattern);
+    return out;
+  }();
   std::vector<std::pair<size_t, size_t>> taken;
   std::vector<std::pair<size_t, std::string>> found;
-  for (const IndicatorWord& word : kIndicatorWords) {
-    const std::regex pattern(word.pattern);
+  for (size_t w = 0; w < std::size(kIndicatorWords); ++w) {
+    const IndicatorWord& word = kIndicatorWords[w];
+    const std::regex& pattern = kCompiled[w];
     for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
       const size_t b = static_cast<size_t>(it->position());
       const size_t e = b + static_cast<size_t>(it->length());
@@ -280,9 +288,12 @@ std::optional<double> MonthsAgo(const std::string& words) {
     const char u = std::string(m[2])[0];
     return u == 'y' ? n * 12 : u == 'm' ? n : u == 'w' ? n * 7 / kDaysPerMonth : n / kDaysPerMonth;
   }
-  if (Search(words, std::regex(R"(\blast month\b)"))) return 1.0;
-  if (Search(words, std::regex(R"(\blast year\b|\ba year ago\b)"))) return 12.0;
-  if (Search(words, std::regex(R"(\blast week\b|\ba week ago\b)"))) return 7 / kDaysPerMonth;
+  static const std::regex kLastMonth(R"(\blast month\b)");
+  static const std::regex kLastYear(R"(\blast year\b|\ba year ago\b)");
+  static const std::regex kLastWeek(R"(\blast week\b|\ba week ago\b)");
+  if (Search(words, kLastMonth)) return 1.0;
+  if (Search(words, kLastYear)) return 12.0;
+  if (Search(words, kLastWeek)) return 7 / kDaysPerMonth;
   return std::nullopt;
 }
 
