@@ -94,6 +94,11 @@ std::string RegexProblem(const std::string& pattern) {
   for (size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     if (c == '\\') {
+      // A back-reference number std::regex would read into an int (libstdc++ overflows on
+      // "\99999999999": undefined behaviour, found by the schema fuzzer under UBSan).
+      size_t digits = 0;
+      while (i + 1 + digits < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i + 1 + digits]))) ++digits;
+      if (digits > 4) return "a back-reference number of " + std::to_string(digits) + " digits";
       const std::string esc = pattern.substr(i, 2);
       ++i;
       // A class escape (\d, \w, \s...) is unknown as a first character; a literal escape is itself.
@@ -151,6 +156,10 @@ std::string RegexProblem(const std::string& pattern) {
       bool comma = j < pattern.size() && pattern[j] == ',';
       if (comma) ++j;
       while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) high += pattern[j++];
+      // Checked before the closing brace: libstdc++ reads the digits of "{1,3000000000000000000"
+      // into a long and overflows (undefined behaviour, found by the schema fuzzer) even when no
+      // '}' follows.
+      if (low.size() > 4 || high.size() > 4) return "a repetition count above " + std::to_string(kMaxRegexCount);
       if (!low.empty() && j < pattern.size() && pattern[j] == '}') {
         quantifier = true;
         end = j;
@@ -196,6 +205,9 @@ std::string RegexProblem(const std::string& pattern) {
 Status CheckPatternCost(const std::string& pattern, const std::string& where) {
   const std::string problem = RegexProblem(pattern);
   if (problem.empty()) return Status::OK();
+  if (problem.find("repetition count") == 0 || problem.find("back-reference") != std::string::npos) {
+    return SchemaError(where + " has " + problem + "; use a number of at most " + std::to_string(kMaxRegexCount));
+  }
   return SchemaError(where + " has " + problem + ", which can take exponential time to match; write each repeated "
                      "part so it can match only one way (e.g. \"(a|b)*\" with alternatives that begin with different "
                      "characters, \"[a-z0-9]*\" instead of \"([a-z]|[0-9])*\", \"a+\" instead of \"(a+)+\")");

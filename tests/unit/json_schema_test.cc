@@ -298,8 +298,12 @@ TEST(JsonSchemaLimitsTest, StringsTooLongForARegexAreAProblemNotACrash) {
 TEST(JsonSchemaLimitsTest, PatternsThatBacktrackExponentiallyAreRefused) {
   // Found by the schema fuzzer: this one ran for minutes on a 20-character string.
   for (const char* pattern : {"(a|b)*+++++++c{2,6}[entry^d]\\d+", "(a+)+$", "^(a|b*)*$", "(a|ab)*c", "([a-z]|x)+",
-                              "(\\d+,?)+$", "a{100000}", "(x+x+)+y", "^(a*)*$", "(?:a|a)*"}) {
-    EXPECT_THAT(CompileError(Json{{"type", "string"}, {"pattern", pattern}}), HasSubstr("exponential time"))
+                              "(\\d+,?)+$", "a{100000}", "(x+x+)+y", "^(a*)*$", "(?:a|a)*",
+                              // libstdc++ reads these numbers into a long and overflows (UBSan, schema fuzzer)
+                              "(a|jnot{1,300000000000000000000000000", "a{99999999999999999999}",
+                              "(a)\\99999999999999999999"}) {
+    EXPECT_THAT(CompileError(Json{{"type", "string"}, {"pattern", pattern}}),
+                AnyOf(HasSubstr("exponential time"), HasSubstr("repetition count"), HasSubstr("back-reference")))
         << pattern;
   }
   EXPECT_THAT(CompileError(Json{{"type", "object"}, {"patternProperties", {{"^(a+)+$", Json::object()}}}}),
