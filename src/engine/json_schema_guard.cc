@@ -70,6 +70,7 @@ struct RegexFrame {
   bool variable_inside = false;        // a *, +, ?, {m,n} (m < n) somewhere inside
   bool alternation = false;            // a '|' at this level
   std::vector<std::string> first;      // each alternative's first atom ("" when unknown)
+  size_t alternatives = 1;             // 1 + the '|' at this level
   bool at_alternative_start = true;
 };
 
@@ -139,6 +140,7 @@ std::string RegexProblem(const std::string& pattern) {
     }
     if (c == '|') {
       stack.back().alternation = true;
+      ++stack.back().alternatives;
       stack.back().at_alternative_start = true;
       have_atom = false;
       last_was_quantifier = false;
@@ -180,6 +182,8 @@ std::string RegexProblem(const std::string& pattern) {
       if (!have_atom) return "";  // nothing to repeat: std::regex rejects it and the compiler says so
       if (repeats && last_atom_group) {
         if (closed.variable_inside) return "a repetition of a group that itself repeats (as in \"(a+)+\")";
+        // An empty alternative ("(a||b)*", "(|a)+", "()*") matches nothing in many ways.
+        if (closed.first.size() < closed.alternatives) return "a repetition of a group that can match nothing";
         if (closed.alternation) {
           // Alternatives that may begin with the same character make the matcher try each way.
           for (size_t a = 0; a < closed.first.size(); ++a) {
