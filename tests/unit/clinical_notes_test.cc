@@ -407,6 +407,10 @@ TEST(ClinicalNotesSetTest, PlannerDecisionsOnTheHeldOutNotes) {
       EXPECT_EQ(e["severity"], "indeterminate") << id;
       EXPECT_TRUE(e.contains("implausible_values") && !e["implausible_values"].empty()) << id;
     }
+    // 4. No diagnosis where no decision can be made (a neonate, no age, an implausible value).
+    if (expected["decision"] == "indeterminate") {
+      EXPECT_TRUE(e["malnutrition_present"].is_null()) << id << " malnutrition_present = " << e["malnutrition_present"];
+    }
     const std::string got = e.value("severity", std::string("?"));
     if (got == expected["decision"]) {
       ++score.right;

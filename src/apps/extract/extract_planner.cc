@@ -471,13 +471,6 @@ class Planner {
   }
 
   void Grade() {
-    // Neonates have their own indicators (Goldberg DL, Becker PJ, Brigham K, et al. Identifying
-    // malnutrition in preterm and neonatal populations: recommended indicators. J Acad Nutr Diet
-    // 2018;118:1571-82), not implemented here.
-    if (facts_.age_months && *facts_.age_months < kAspenFromMonths) {
-      Undetermined("the ASPEN/AND 2014 pediatric criteria apply from 1 month of age; neonatal malnutrition "
-                   "criteria are not implemented");
-    }
     std::string worst = "none";
     const bool under_two = facts_.AgeSurelyUnder(kCdcFromMonths);
     for (const ZFinding& z : findings_.zscores) {
@@ -503,6 +496,13 @@ class Planner {
     }
     for (const auto& entry : aspen_) findings_.indicators.push_back(entry.second);
     if (!aspen_.empty()) findings_.sources.push_back(kAspenSource);
+    // Last, so nothing above overrides it. Neonates have their own indicators (Goldberg DL, Becker PJ,
+    // Brigham K, et al. Identifying malnutrition in preterm and neonatal populations: recommended
+    // indicators. J Acad Nutr Diet 2018;118:1571-82), not implemented here.
+    if (facts_.age_months && *facts_.age_months < kAspenFromMonths) {
+      Undetermined("the ASPEN/AND 2014 pediatric criteria apply from 1 month of age; neonatal malnutrition "
+                   "criteria are not implemented");
+    }
   }
 
   void Adult() {

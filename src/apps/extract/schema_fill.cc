@@ -224,7 +224,7 @@ class Filler {
     if (types.contains("array")) return Array(n + d, Member(schema, "items", Json::value_t::object));
     if (types.contains("boolean")) {
       if (Has(n + d, {"malnutrition", "malnourish", "diagnos", "present", "meets", "undernutrition"})) {
-        if (f_.malnutrition) return *f_.malnutrition;
+        if (f_.malnutrition && f_.assessable) return *f_.malnutrition;
         return types.contains("null") ? Json(nullptr) : Nothing();  // no classification: see the header
       }
       if (Has(n + d, {"implausible", "flag", "warning", "data quality"})) return !f_.flags.empty();
