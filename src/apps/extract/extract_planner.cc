@@ -115,7 +115,6 @@ int Rank(const std::string& severity) {
 constexpr const char* kAspenSource =
     "ASPEN/AND 2014 pediatric malnutrition consensus (Becker P, et al. J Acad Nutr Diet 2014;114:1988-2000)";
 constexpr double kAspenFromMonths = 1;
-constexpr double kAdultFromMonths = 216;  // GLIM: adults, 18 years and over; ASPEN/AND: to 18 years
 
 class Planner {
  public:
@@ -155,12 +154,7 @@ class Planner {
   // The population the criteria are chosen by: a child under 18 years
   // (ASPEN/AND), an adult from 18 (GLIM), unknown when the note gives
   // neither an age nor a word that settles it.
-  Population Who() const {
-    if (facts_.age_months) return *facts_.age_months < kAdultFromMonths ? Population::kPediatric : Population::kAdult;
-    if (facts_.AgeSurelyUnder(kAdultFromMonths)) return Population::kPediatric;
-    if (facts_.AgeSurelyAtLeast(kAdultFromMonths)) return Population::kAdult;
-    return Population::kUnknown;
-  }
+  Population Who() const { return facts_.population(); }
 
   void Run() {
     if (ran_) return;

@@ -530,10 +530,11 @@ const char* PopulationName(Population population) {
 }
 
 Population NoteFacts::population() const {
-  constexpr double kAdultFromMonths = 240;  // CDC 2000 growth charts end at 20 years
+  // ASPEN/AND's pediatric criteria end at 18 years, where GLIM's adult ones begin.
+  constexpr double kAdultFromMonths = 216;
   if (age_months) return *age_months < kAdultFromMonths ? Population::kPediatric : Population::kAdult;
-  if (age_max_months && *age_max_months <= 216) return Population::kPediatric;
-  if (age_min_months && *age_min_months >= 216) return Population::kAdult;
+  if (age_max_months && *age_max_months <= kAdultFromMonths) return Population::kPediatric;
+  if (age_min_months && *age_min_months >= kAdultFromMonths) return Population::kAdult;
   return Population::kUnknown;
 }
 

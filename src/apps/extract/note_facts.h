@@ -82,8 +82,9 @@ struct NoteFacts {
   std::vector<StatedScore> zscores;
   std::vector<std::string> problems;      // what could not be read safely, one sentence each
 
-  // Pediatric: under 20 years (CDC 2000 charts end at 20 y), or a child word
-  // and no age. Adult: 20 years or more, or an adult word and no age.
+  // Pediatric: under 18 years (ASPEN/AND's range; GLIM applies from 18), or a
+  // child word whose band ends by 18 and no age. Adult: 18 years or more, or
+  // an adult word and no age. Unknown otherwise.
   Population population() const;
   bool pediatric() const { return population() == Population::kPediatric; }
   // The age band the note allows: the age itself, else the word's band.
