@@ -4,8 +4,6 @@
 // (tests/fixtures/clinical/notes_set.json) scored against its expected
 // decisions; the score and every miss are printed (docs/clinical-validation.md).
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -15,6 +13,7 @@
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
+#include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
@@ -22,10 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string ReadSource(const std::string& relative) {
-  std::ifstream in(std::string(MEDREACT_SOURCE_DIR) + "/" + relative);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::ReadFileOrEmpty(std::string(MEDREACT_SOURCE_DIR) + "/" + relative);
 }
 
 const char* const kIndicators[] = {"weight_for_age", "length_for_age", "height_for_age", "bmi_for_age",

@@ -141,14 +141,19 @@ class Planner {
 
   // The observation of a call, asking for it when missing (nullptr then).
   const Observation* Need(const std::string& tool, const Json& args) {
+    const Observation* obs = Lookup(tool, args);
+    if (obs && !obs->ok) notes_.push_back(tool + " failed: " + obs->error);
+    return obs && obs->ok ? obs : nullptr;
+  }
+
+  // The observation of a call, failed or not, asking for it when missing (nullptr then, and when
+  // the tool is not offered).
+  const Observation* Lookup(const std::string& tool, const Json& args) {
     if (!Offered(tool)) return nullptr;
     auto it = conv_.known.find(CallKey(tool, args));
-    if (it == conv_.known.end()) {
-      pending_.emplace_back(tool, args);
-      return nullptr;
-    }
-    if (!it->second.ok) notes_.push_back(tool + " failed: " + it->second.error);
-    return it->second.ok ? &it->second : nullptr;
+    if (it != conv_.known.end()) return &it->second;
+    pending_.emplace_back(tool, args);
+    return nullptr;
   }
 
   // The population the criteria are chosen by: a child under 18 years
@@ -165,6 +170,9 @@ class Planner {
     findings_.sex = facts_.sex;
     findings_.bmi = facts_.bmi;
     findings_.weight_loss_percent = facts_.weight_loss_percent;
+    if (facts_.age_months) {
+      notes_.push_back("age " + Fmt(*facts_.age_months, 1) + " months, read from \"" + facts_.age_quote + "\"");
+    }
     for (const std::string& problem : facts_.problems) notes_.push_back(problem);
     if (who == Population::kUnknown) {
       Undetermined("the note gives no age (nor a date of birth with a visit date, nor a word such as infant, "
@@ -257,26 +265,17 @@ class Planner {
   // Computed even when the note states a percentile for the same indicator: "below the 3rd
   // percentile" is a bound, the measurement gives the value; the worse of the two grades.
   void Growth(const std::string& indicator, Json params) {
-    const Observation* obs = nullptr;
-    const Json call = Call("growth_zscore", std::move(params));
-    if (Offered(kCallMedicalFunctionTool)) {
-      auto it = conv_.known.find(CallKey(kCallMedicalFunctionTool, call));
-      if (it == conv_.known.end()) {
-        pending_.emplace_back(kCallMedicalFunctionTool, call);
-        return;
+    const Observation* obs = Lookup(kCallMedicalFunctionTool, Call("growth_zscore", std::move(params)));
+    if (obs && !obs->ok) {
+      // growth_zscore refuses a measurement no child can have (growth_plausibility.h): a flag. Any
+      // other refusal (a length outside the table, say) only leaves the indicator out.
+      const std::string error = ShortToolError(obs->error);
+      if (error.find("is not a possible") != std::string::npos) {
+        findings_.flags.push_back(Readable(indicator) + " not computed: " + error);
+      } else {
+        notes_.push_back(Readable(indicator) + " not computed: " + error);
       }
-      if (!it->second.ok) {
-        // growth_zscore refuses a measurement no child can have (growth_plausibility.h): a flag. Any
-        // other refusal (a length outside the table, say) only leaves the indicator out.
-        const std::string error = ShortToolError(it->second.error);
-        if (error.find("is not a possible") != std::string::npos) {
-          findings_.flags.push_back(Readable(indicator) + " not computed: " + error);
-        } else {
-          notes_.push_back(Readable(indicator) + " not computed: " + error);
-        }
-        return;
-      }
-      obs = &it->second;
+      return;
     }
     if (!obs || !obs->value.contains("z") || !obs->value["z"].is_number()) return;
     // A z beyond the WHO/CDC biologically-implausible cut-offs is a measurement, age or unit error

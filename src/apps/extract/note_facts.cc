@@ -335,7 +335,6 @@ void ReadWeights(const std::string& t, NoteFacts& f) {
       from_pending = false;
       if (!f.weight_kg) {
         f.weight_kg = q.value;
-        f.weight_quote = q.text;
       }
       continue;
     }
@@ -352,7 +351,6 @@ void ReadWeights(const std::string& t, NoteFacts& f) {
     }
     if (!f.weight_kg) {
       f.weight_kg = q.value;
-      f.weight_quote = q.text;
     }
   }
 }
@@ -384,7 +382,6 @@ void ReadStature(const std::string& t, NoteFacts& f) {
     if (std::regex_search(near + " " + c.after, PastWords())) continue;  // "height at the last visit 92 cm"
     if (f.height_cm) continue;
     f.height_cm = q.value;
-    f.height_quote = q.text;
     if (length && height) f.stature_measure = "";  // "length/height": the age decides
     else if (length || (after && c.after.find("long") != std::string::npos)) f.stature_measure = "length";
     else if (height || after) f.stature_measure = "height";
@@ -424,21 +421,16 @@ void ReadWeightLoss(const std::string& t, NoteFacts& f) {
   if (baseline) {
     f.usual_weight_kg = baseline->kg;
     if (baseline->months_ago) f.weight_loss_months = baseline->months_ago;
-    f.weight_loss_quote = baseline->quote;
     if (!f.weight_kg && lost_kg) f.weight_kg = *f.usual_weight_kg - *lost_kg;
   } else if (lost_kg && f.weight_kg) {
     f.usual_weight_kg = *f.weight_kg + *lost_kg;
-    f.weight_loss_quote = m.str();
   }
   if (m = First(t, kLossOf); !m.empty()) {
     f.weight_loss_percent = Num(m[1]);
-    f.weight_loss_quote = m.str();
   } else if (m = First(t, kLostPercent); !m.empty()) {
     f.weight_loss_percent = Num(m[1]);
-    f.weight_loss_quote = m.str();
   } else if (m = First(t, kPercent); !m.empty()) {
     f.weight_loss_percent = Num(m[1]);
-    f.weight_loss_quote = m.str();
   } else if (f.usual_weight_kg && f.weight_kg && *f.usual_weight_kg > *f.weight_kg) {
     f.weight_loss_percent = (*f.usual_weight_kg - *f.weight_kg) / *f.usual_weight_kg * 100.0;
   }

@@ -60,9 +60,7 @@ struct NoteFacts {
   std::string age_word;                   // "infant", "toddler", "woman", ...
   std::string sex;                        // "male", "female" or ""
   std::optional<double> weight_kg;        // current weight (g, lb and oz converted)
-  std::string weight_quote;
   std::optional<double> height_cm;        // current height or length (m, mm, in, ft converted)
-  std::string height_quote;
   // How the stature was measured: "length" (recumbent), "height" (standing)
   // or "" when the note does not say.
   std::string stature_measure;
@@ -72,7 +70,6 @@ struct NoteFacts {
   std::optional<double> usual_weight_kg;  // the baseline weight loss is measured from
   std::optional<double> weight_loss_percent;  // stated, or from the baseline and the current weight
   std::optional<double> weight_loss_months;   // over how long, when known
-  std::string weight_loss_quote;
   std::optional<double> intake_percent;       // "about 40% of estimated needs"
   std::string intake_quote;                   // the words matched ("less than 50% of his usual intake")
   std::optional<double> intake_weeks;         // how long intake has been low
