@@ -1,4 +1,6 @@
-// Small string helpers shared inside the library (not part of the public API).
+// The library's one set of small string helpers (not part of the public API).
+// ASCII only on purpose: clinical text is UTF-8, and these never touch a byte
+// above 0x7F, so a multi-byte character is never split or case-mapped.
 #ifndef MEDREACT_CORE_TEXT_UTIL_H_
 #define MEDREACT_CORE_TEXT_UTIL_H_
 
@@ -7,6 +9,36 @@
 #include <vector>
 
 namespace medreact {
+
+// ' ', \t, \n, \r, \f, \v: what isspace() means in the C locale.
+constexpr bool IsAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// `s` without leading and trailing ASCII white space (a view into `s`).
+constexpr std::string_view TrimView(std::string_view s) {
+  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::string_view TrimRightView(std::string_view s) {
+  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+inline std::string Trim(std::string_view s) { return std::string(TrimView(s)); }
+
+inline bool IsBlankText(std::string_view s) { return TrimView(s).empty(); }
+
+// A-Z → a-z; every other byte as it is.
+inline std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
 
 inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 

@@ -88,13 +88,6 @@ std::string ClosestName(const std::string& wanted, const std::vector<std::string
 
 // ---- Argument parsing ------------------------------------------------------
 
-std::string_view Trimmed(std::string_view text) {
-  const char* spaces = " \t\r\n\f\v";
-  size_t begin = text.find_first_not_of(spaces);
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(spaces) - begin + 1);
-}
-
 }  // namespace
 
 // ---- ToolRegistry ----------------------------------------------------------
@@ -157,7 +150,7 @@ Result<Json> ToolRegistry::ValidateArguments(const std::string& tool_name,
   const std::string name = Quoted(tool_name);
 
   Json args = Json::object();
-  std::string_view text = Trimmed(arguments);
+  std::string_view text = TrimView(arguments);
   if (!text.empty()) {
     Result<Json> parsed = ParseJson(text);  // depth and number guards
     if (!parsed.ok()) {

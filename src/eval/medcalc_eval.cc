@@ -9,15 +9,10 @@
 #include "eval/medcalc_mapping.h"
 #include "eval/py_literal.h"
 #include "tools/calc/calculator.h"
+#include "core/text_util.h"
 
 namespace medreact::eval {
 namespace {
-
-std::string Trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
-}
 
 std::optional<long long> ParseInteger(std::string_view text) {
   const std::string s = Trim(text);

@@ -15,6 +15,7 @@
 // newline or the end) never misreads valid JSON. Everything is linear in the
 // input size: each byte is looked at a bounded number of times.
 #include "medreact/json_repair.h"
+#include "core/text_util.h"
 
 #include <optional>
 #include <vector>
@@ -170,11 +171,6 @@ std::string_view JsonRegion(std::string_view text) {
   return text;
 }
 
-std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // The single-pass rewriter behind RepairJson. It keeps a stack of open
 // containers, each with what it expects next, and emits JSON as it goes.
 class Repairer {
@@ -266,7 +262,7 @@ class Repairer {
     }
     // The top-level value is complete: keep trailing whitespace, drop prose.
     const std::string_view rest = in_.substr(pos_);
-    if (TrimRight(rest).empty()) out_.append(rest);
+    if (TrimRightView(rest).empty()) out_.append(rest);
     pos_ = in_.size();
     done_ = true;
   }
@@ -504,7 +500,7 @@ class Repairer {
       }
       ++end;
     }
-    const std::string_view text = TrimRight(in_.substr(pos_, end - pos_));
+    const std::string_view text = TrimRightView(in_.substr(pos_, end - pos_));
     out_ += '"';
     out_.append(text);
     out_ += '"';
@@ -536,7 +532,7 @@ std::string StripJsonDecoration(std::string_view text) {
   size_t start = FindJsonStart(region);
   if (start == kNpos) return "";
   const size_t end = BalancedEnd(region, start);
-  if (end == kNpos) return std::string(TrimRight(region.substr(start)));
+  if (end == kNpos) return std::string(TrimRightView(region.substr(start)));
   return std::string(region.substr(start, end - start));
 }
 

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "medreact/json_repair.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
@@ -51,24 +52,17 @@ struct MarkerScan {
   std::vector<Segment> segments;
 };
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 bool IsOneOf(char c, std::string_view set) { return set.find(c) != std::string_view::npos; }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // Trims whitespace and the given decoration characters from both ends.
 std::string_view TrimChars(std::string_view s, std::string_view chars) {
   for (bool changed = true; changed;) {
     changed = false;
-    s = Trim(s);
+    s = TrimView(s);
     while (!s.empty() && chars.find(s.front()) != std::string_view::npos) {
       s.remove_prefix(1);
       changed = true;
@@ -79,12 +73,6 @@ std::string_view TrimChars(std::string_view s, std::string_view chars) {
     }
   }
   return s;
-}
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = Lower(c);
-  return out;
 }
 
 std::vector<MarkerDef> MarkerDefs(const TextProtocolOptions& options) {
@@ -222,7 +210,7 @@ std::string FormatReminder(const TextProtocolOptions& options) {
   return text;
 }
 
-std::string Quoted(std::string_view text) { return "\"" + Preview(Trim(text), 100) + "\""; }
+std::string Quoted(std::string_view text) { return "\"" + Preview(TrimView(text), 100) + "\""; }
 
 // Appends the call(s) a JSON value describes; the message says what is wrong.
 Status AppendCalls(const Json& value, std::vector<ToolCall>* calls);
@@ -240,7 +228,7 @@ Status AppendCall(const Json& value, std::vector<ToolCall>* calls) {
     for (const char* key : kNameKeys) {
       auto it = obj->find(key);
       if (name.empty() && it != obj->end() && it->is_string()) {
-        name = std::string(Trim(it->get<std::string>()));
+        name = std::string(TrimView(it->get<std::string>()));
       }
     }
   }
@@ -263,7 +251,7 @@ Status AppendCall(const Json& value, std::vector<ToolCall>* calls) {
     }
   } else if (args->is_object()) {
     object = *args;
-  } else if (args->is_string() && !Trim(args->get<std::string>()).empty()) {
+  } else if (args->is_string() && !TrimView(args->get<std::string>()).empty()) {
     Result<Json> inner = ParseJsonLenient(args->get<std::string>());
     if (!inner.ok() || !inner->is_object()) {
       return Status::InvalidArgument("the \"arguments\" string of " + name +
@@ -289,8 +277,8 @@ Status AppendCalls(const Json& value, std::vector<ToolCall>* calls) {
 // A json=true field: JSON when it looks like JSON, else a list of strings
 // (one per line when several lines, else comma-separated; "none" is empty).
 Json ParseJsonField(std::string_view raw) {
-  const std::string_view v = Trim(raw);
-  const std::string lower = ToLower(v);
+  const std::string_view v = TrimView(raw);
+  const std::string lower = AsciiLower(v);
   if (lower.empty() || lower == "none" || lower == "null" || lower == "n/a" || lower == "[]") {
     return Json::array();
   }
@@ -327,7 +315,7 @@ void ReadToolCalls(const MarkerScan& scan, const TextProtocolOptions& options, T
   for (const Segment& seg : scan.segments) {
     if (seg.kind == MarkerKind::kFinal) break;  // text after the calls is ignored
     if (seg.kind != MarkerKind::kToolCall) continue;
-    if (Trim(seg.content).empty()) {
+    if (TrimView(seg.content).empty()) {
       reply->error = "Your TOOL_CALL line had no JSON after it. " + FormatReminder(options);
       break;
     }
@@ -349,7 +337,7 @@ void ReadToolCalls(const MarkerScan& scan, const TextProtocolOptions& options, T
 
 void ReadFinal(const MarkerScan& scan, const Segment& final_seg, const TextProtocolOptions& options,
                TextReply* reply) {
-  reply->final_answer = std::string(Trim(final_seg.content));
+  reply->final_answer = std::string(TrimView(final_seg.content));
   if (reply->final_answer.empty()) {
     reply->error = "Your final answer was empty: write the answer after the colon. " +
                    FormatReminder(options);
@@ -369,7 +357,7 @@ void ReadFinal(const MarkerScan& scan, const Segment& final_seg, const TextProto
 
 TextReply ParseTextReply(std::string_view text, const TextProtocolOptions& options) {
   TextReply reply;
-  if (Trim(text).empty()) {
+  if (TrimView(text).empty()) {
     reply.error = "Your reply was empty. " + FormatReminder(options);
     return reply;
   }
@@ -382,11 +370,11 @@ TextReply ParseTextReply(std::string_view text, const TextProtocolOptions& optio
   }
 
   for (const Segment& seg : scan.segments) {
-    if (seg.kind != MarkerKind::kThought || Trim(seg.content).empty()) continue;
+    if (seg.kind != MarkerKind::kThought || TrimView(seg.content).empty()) continue;
     if (!reply.thought.empty()) reply.thought += "\n";
-    reply.thought += Trim(seg.content);
+    reply.thought += TrimView(seg.content);
   }
-  if (reply.thought.empty()) reply.thought = std::string(Trim(scan.preamble));
+  if (reply.thought.empty()) reply.thought = std::string(TrimView(scan.preamble));
 
   auto decision = std::find_if(scan.segments.begin(), scan.segments.end(), [](const Segment& s) {
     return s.kind == MarkerKind::kToolCall || s.kind == MarkerKind::kFinal;
@@ -541,8 +529,8 @@ class TextProtocolModel : public ChatModel {
     if (has_call_line) {  // cut after the last segment: drops an imagined OBSERVATION
       const std::string_view last = scan.segments.back().content;
       text.resize(static_cast<size_t>(last.data() + last.size() - text.data()));
-    } else if (ToLower(text).find("tool_call") == std::string::npos) {
-      text = std::string(Trim(text));
+    } else if (AsciiLower(text).find("tool_call") == std::string::npos) {
+      text = std::string(TrimView(text));
       text += (text.empty() ? "" : "\n") + RenderCallLines(m.tool_calls);
     }
     return Message::Assistant(std::move(text));

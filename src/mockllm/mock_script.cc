@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "mockllm/mock_response.h"
+#include "core/text_util.h"
 
 namespace medreact::mockllm {
 namespace {
@@ -79,11 +80,6 @@ Status CheckKeys(const Json& obj, const std::string& path, const std::set<std::s
 }
 
 bool HasNewline(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 Status ParseHeaders(const Json& entry, const std::string& path, MockEntry* out) {
   if (!entry.contains("headers")) return Status::OK();
@@ -240,7 +236,7 @@ Status ParsePlain(const Json& entry, const std::string& path, MockEntry* out) {
 void HoistContentType(MockEntry* entry) {
   auto& headers = entry->headers;
   for (auto it = headers.begin(); it != headers.end();) {
-    if (Lower(it->first) == "content-type") {
+    if (AsciiLower(it->first) == "content-type") {
       entry->content_type = it->second;
       it = headers.erase(it);
     } else {

@@ -23,6 +23,7 @@
 #include <httplib.h>
 
 #include "mockllm/mock_response.h"
+#include "core/text_util.h"
 
 namespace medreact::mockllm {
 namespace {
@@ -47,11 +48,6 @@ std::string StripBrackets(const std::string& host) {
     return host.substr(1, host.size() - 2);
   }
   return host;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // The parsed body, the text itself when it is not JSON, "" when empty.
@@ -142,7 +138,7 @@ Result<MockScript> MockLlmServer::ParseScript(const Json& script) {
 
 bool MockLlmServer::IsLoopbackHost(const std::string& host) {
   const std::string bare = StripBrackets(host);
-  if (Lower(bare) == "localhost") return true;
+  if (AsciiLower(bare) == "localhost") return true;
   in_addr v4{};
   if (inet_pton(AF_INET, bare.c_str(), &v4) == 1) {
     return (ntohl(v4.s_addr) >> 24) == 127;
@@ -284,7 +280,7 @@ Json MockLlmServer::Record(const httplib::Request& req) {
         name == "LOCAL_PORT") {
       continue;
     }
-    const std::string key = Lower(name);
+    const std::string key = AsciiLower(name);
     if (headers.contains(key)) {
       headers[key] = headers[key].get<std::string>() + ", " + value;
     } else {

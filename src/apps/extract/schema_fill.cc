@@ -1,4 +1,5 @@
 #include "apps/extract/schema_fill.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +10,6 @@ namespace medreact {
 namespace {
 
 constexpr const char* kNotDocumented = "not documented in the note";
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The words of a field: its name split on every character that is not a
 // letter or digit and on camelCase, lower case, padded with spaces
@@ -86,7 +82,7 @@ Json PickEnum(const Json& options, const std::string& wanted) {
   const std::vector<std::string> none_words = {"none", "no malnutrition", "not malnourished", "absent", "normal", "no"};
   for (const Json& option : options) {
     if (!option.is_string()) continue;
-    const std::string o = Lower(option.get<std::string>());
+    const std::string o = AsciiLower(option.get<std::string>());
     if (wanted == "none") {
       for (const std::string& w : none_words) {
         if (o == w || o.rfind(w + " ", 0) == 0) return option;
@@ -98,7 +94,7 @@ Json PickEnum(const Json& options, const std::string& wanted) {
   // GLIM stages: "stage 1" is moderate, "stage 2" severe (Cederholm 2019).
   for (const Json& option : options) {
     if (!option.is_string()) continue;
-    const std::string o = Lower(option.get<std::string>());
+    const std::string o = AsciiLower(option.get<std::string>());
     if ((wanted == "moderate" && o.find("stage 1") != std::string::npos) ||
         (wanted == "severe" && o.find("stage 2") != std::string::npos)) {
       return option;
@@ -274,7 +270,7 @@ class Filler {
     if (!Enum(schema).empty()) {
       for (const Json& option : Enum(schema)) {
         if (!option.is_string()) continue;
-        const std::string o = Lower(option.get<std::string>());
+        const std::string o = AsciiLower(option.get<std::string>());
         for (const char* word : {"indeterminate", "undetermined", "unknown", "not assessed", "not assessable",
                                  "cannot be determined", "insufficient", "unable"}) {
           if (o.find(word) != std::string::npos) return option;

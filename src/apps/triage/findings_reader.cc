@@ -44,6 +44,7 @@
 #include <utility>
 
 #include "apps/triage/findings_cues.h"
+#include "core/text_util.h"
 
 namespace medreact {
 
@@ -137,13 +138,6 @@ size_t WordsBetween(std::string_view text, size_t from, size_t to, size_t limit 
 
 bool Contains(const std::vector<std::string_view>& list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();
-}
-
-std::string Trimmed(std::string_view text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
 }
 
 // True when `text` ends with `phrase` at a word boundary.
@@ -242,7 +236,7 @@ void FindingsReader::FindSections() {
       ++e;
     }
     if (e < lower_.size() && lower_[e] == ':' && e > b) {
-      const std::string header = Trimmed(std::string_view(lower_).substr(b, e - b));
+      const std::string header = Trim(std::string_view(lower_).substr(b, e - b));
       int kind = kFindingsSection;
       if (Contains(QuestionHeaders(), header)) kind = kQuestionSection;
       if (Contains(HistoryHeaders(), header)) kind = kHistorySection;
@@ -366,7 +360,7 @@ void FindingsReader::ReadContext(const std::vector<Span>& all, size_t index, Fin
   }
 
   std::string quote =
-      Trimmed(std::string_view(text_).substr(scope.begin, std::min<size_t>(scope.end - scope.begin, 400)));
+      Trim(std::string_view(text_).substr(scope.begin, std::min<size_t>(scope.end - scope.begin, 400)));
   while (!quote.empty() && !IsWordChar(quote.front())) quote.erase(0, 1);
   if (quote.size() > 200) quote = quote.substr(0, 197) + "...";
   m.clause = quote;
@@ -482,11 +476,11 @@ void FindingsReader::ReadContext(const std::vector<Span>& all, size_t index, Fin
   }
   if (section == kQuestionSection && !m.hypothetical) {
     m.hypothetical = true;
-    m.hypothetical_cue = Trimmed(header) + ":";
+    m.hypothetical_cue = Trim(header) + ":";
   }
   if (section == kHistorySection) {
     m.temporality = Temporality::kHistorical;
-    m.temporal_cue = Trimmed(header) + ":";
+    m.temporal_cue = Trim(header) + ":";
   }
 }
 

@@ -25,6 +25,7 @@
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
 #include "apps/triage/triage_policy.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
@@ -110,11 +111,6 @@ std::string FormatNumber(const Json& value) {
   return DumpJson(value);
 }
 
-std::string Lowered(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // A medication class check, as read from check_medication_status.
 struct MedicationFact {
   bool checked = false;  // a result (ok) is in
@@ -159,7 +155,7 @@ const Json* FindLab(const Observation* obs, std::initializer_list<const char*> n
   if (!obs || !obs->ok) return nullptr;
   auto matches = [&](const Json& lab) {
     if (!lab.is_object() || !lab.contains("name") || !lab["name"].is_string()) return false;
-    const std::string name = Lowered(lab["name"].get<std::string>());
+    const std::string name = AsciiLower(lab["name"].get<std::string>());
     return std::any_of(needles.begin(), needles.end(),
                        [&](const char* n) { return name.find(n) != std::string::npos; });
   };
@@ -397,7 +393,7 @@ class Evaluator {
     NoteLabError(coag, "Coag");
     // The INR measures a vitamin K antagonist's effect only: its range is
     // read for warfarin and merely reported otherwise (DOACs, heparins).
-    const bool vka = Lowered(anticoag.drug).find("warfarin") != std::string::npos;
+    const bool vka = AsciiLower(anticoag.drug).find("warfarin") != std::string::npos;
     std::string inr_text;
     bool low_inr = false;
     if (const Json* inr = FindLab(coag, {"inr", "international normalized ratio"})) {

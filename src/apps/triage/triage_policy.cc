@@ -17,6 +17,7 @@
 
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
@@ -169,13 +170,6 @@ std::string Upper(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string Trim(std::string_view text) {
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
-  return std::string(text.substr(b, e - b));
 }
 
 // The first sentence of the findings, at most 240 characters.

@@ -5,6 +5,7 @@
 
 #include "medreact/json_repair.h"
 #include "medreact/tool.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
@@ -13,19 +14,6 @@ std::string Upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string Trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return "";
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(first, last - first + 1));
 }
 
 // The role and the patterns every protocol shares. The patterns follow seed
@@ -174,7 +162,7 @@ std::string TriageSystemPrompt(std::string_view protocol, const std::vector<Tool
 Json NormalizeAssessment(const Json& fields, std::string_view answer) {
   Json in = Json::object();
   if (fields.is_object()) {
-    for (auto it = fields.begin(); it != fields.end(); ++it) in[Lower(it.key())] = it.value();
+    for (auto it = fields.begin(); it != fields.end(); ++it) in[AsciiLower(it.key())] = it.value();
   }
   std::string assessment;
   if (auto it = in.find("final_assessment"); it != in.end() && it->is_string()) assessment = Trim(it->get<std::string>());
@@ -185,7 +173,7 @@ Json NormalizeAssessment(const Json& fields, std::string_view answer) {
     TextReply reply = ParseTextReply(answer, TriageTextProtocolOptions());
     if (reply.is_final) {
       for (auto it = reply.final_fields.begin(); it != reply.final_fields.end(); ++it) {
-        const std::string key = Lower(it.key());
+        const std::string key = AsciiLower(it.key());
         if (!in.contains(key)) in[key] = it.value();
       }
       adjustment = in.contains("risk_adjustment") ? AdjustmentWord(in["risk_adjustment"]) : "";

@@ -1,4 +1,5 @@
 #include "tools/calc/calculator.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,17 +9,6 @@
 
 namespace medreact::calc {
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 // "YYYY-MM-DD" or "MM/DD/YYYY" → days since epoch.
 std::optional<std::chrono::sys_days> ParseDate(const std::string& text) {
@@ -209,7 +199,7 @@ Result<CalcArgs> PrepareArgs(const Calculator& calculator, const Json& args) {
         }
         break;
       case InputType::kChoice: {
-        const std::string choice = v.is_string() ? Lower(Trim(v.get<std::string>())) : "";
+        const std::string choice = v.is_string() ? AsciiLower(Trim(v.get<std::string>())) : "";
         if (std::find(in.choices.begin(), in.choices.end(), choice) == in.choices.end()) {
           std::string list;
           for (const auto& c : in.choices) list += (list.empty() ? "" : ", ") + c;
@@ -220,7 +210,7 @@ Result<CalcArgs> PrepareArgs(const Calculator& calculator, const Json& args) {
         break;
       }
       case InputType::kSex: {
-        const std::string sex = v.is_string() ? Lower(Trim(v.get<std::string>())) : "";
+        const std::string sex = v.is_string() ? AsciiLower(Trim(v.get<std::string>())) : "";
         if (sex == "male" || sex == "m" || sex == "man") {
           out.mutable_values()[in.name] = "male";
         } else if (sex == "female" || sex == "f" || sex == "woman") {

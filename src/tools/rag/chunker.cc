@@ -2,6 +2,7 @@
 // setext underline, fence, blank, text); sections are the spans between
 // headings; each section's words are then windowed. See chunker.h.
 #include "tools/rag/chunker.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,14 +11,6 @@
 
 namespace medreact {
 namespace {
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 struct Line {
   size_t begin = 0;  // offset of the first byte
@@ -44,7 +37,7 @@ std::string_view StripIndent(std::string_view line) {
   return line.substr(n);
 }
 
-bool IsBlank(std::string_view line) { return Trim(line).empty(); }
+bool IsBlank(std::string_view line) { return TrimView(line).empty(); }
 
 // "```" or "~~~" (3+), returns the fence char and length; 0 when not a fence.
 std::pair<char, size_t> FenceOf(std::string_view line) {
@@ -62,21 +55,21 @@ std::pair<int, std::string> AtxHeading(std::string_view line) {
   while (level < static_cast<int>(s.size()) && s[level] == '#') ++level;
   if (level < 1 || level > 6) return {0, {}};
   if (level < static_cast<int>(s.size()) && s[level] != ' ' && s[level] != '\t') return {0, {}};
-  std::string_view title = Trim(s.substr(level));
+  std::string_view title = TrimView(s.substr(level));
   // A closing sequence is #s preceded by a space (or the whole title).
   size_t hashes = 0;
   while (hashes < title.size() && title[title.size() - 1 - hashes] == '#') ++hashes;
   if (hashes == title.size()) {
     title = {};
   } else if (hashes > 0 && (title[title.size() - 1 - hashes] == ' ' || title[title.size() - 1 - hashes] == '\t')) {
-    title = Trim(title.substr(0, title.size() - hashes));
+    title = TrimView(title.substr(0, title.size() - hashes));
   }
   return {level, std::string(title)};
 }
 
 // Setext underline: 1 for "===", 2 for "---", 0 otherwise.
 int SetextLevel(std::string_view line) {
-  std::string_view s = Trim(StripIndent(line));
+  std::string_view s = TrimView(StripIndent(line));
   if (s.empty() || (s[0] != '=' && s[0] != '-')) return 0;
   if (line.size() - StripIndent(line).size() > 3) return 0;
   for (char c : s) {
@@ -151,7 +144,7 @@ std::vector<Section> MarkdownSections(std::string_view text) {
         (i == 0 || IsBlank(lines[i - 1].text) || AtxHeading(lines[i - 1].text).first > 0)) {
       if (int level = SetextLevel(lines[i + 1].text); level > 0) {
         const Line& underline = lines[i + 1];
-        open_heading(level, std::string(Trim(line.text)), line.begin, std::min(underline.end + 1, text.size()));
+        open_heading(level, std::string(TrimView(line.text)), line.begin, std::min(underline.end + 1, text.size()));
         ++i;
         continue;
       }
@@ -167,10 +160,10 @@ std::vector<std::pair<size_t, size_t>> Words(std::string_view text, size_t from,
   std::vector<std::pair<size_t, size_t>> words;
   size_t pos = from;
   while (pos < to) {
-    while (pos < to && IsSpace(text[pos])) ++pos;
+    while (pos < to && IsAsciiSpace(text[pos])) ++pos;
     if (pos >= to) break;
     size_t start = pos;
-    while (pos < to && !IsSpace(text[pos])) ++pos;
+    while (pos < to && !IsAsciiSpace(text[pos])) ++pos;
     words.emplace_back(start, pos);
   }
   return words;

@@ -27,6 +27,7 @@
 
 #include "tools/rag/corpus_files.h"
 #include "tools/rag/embeddings.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace fs = std::filesystem;
@@ -131,13 +132,6 @@ struct FileRow {
   int64_t mtime_ns = 0;
   std::string hash;
 };
-
-std::string_view Trim(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 std::string EmbeddingInput(const std::string& heading, const std::string& text) {
   return heading.empty() ? text : heading + "\n\n" + text;
@@ -615,7 +609,7 @@ Result<RagSearch> RagIndex::Search(std::string_view query, int k, const Cancella
     std::lock_guard<std::mutex> lock(impl.mu);
     vectors_present = !impl.vector_ids.empty();
   }
-  if (impl.embedder && vectors_present && !Trim(query).empty()) {
+  if (impl.embedder && vectors_present && !TrimView(query).empty()) {
     Result<std::vector<Embedding>> v =
         impl.embedder->Embed({std::string(query)}, cancel, impl.options.query_embedding_timeout);
     if (v.ok()) {
