@@ -1,7 +1,7 @@
 // CancellationToken and Deadline: how a caller asks work to stop.
 //
 // A CancellationToken is a shared flag: copies observe the same state, Cancel()
-// is visible to all of them. It is thread-safe. A default-constructed token is
+// is visible to all of them and wakes whoever waits on it. It is thread-safe. A default-constructed token is
 // a live token that simply has not been cancelled.
 // A Deadline is a steady-clock instant; Deadline::Never() never expires.
 #ifndef MEDREACT_CANCEL_H_
@@ -18,12 +18,28 @@ using Millis = std::chrono::milliseconds;
 
 class CancellationToken {
  public:
-  CancellationToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
-  void Cancel() const { flag_->store(true, std::memory_order_release); }
-  bool cancelled() const { return flag_->load(std::memory_order_acquire); }
+  CancellationToken();
+  // Async-signal-safe: an atomic store and, when someone may be waiting, one
+  // write(2) to an eventfd. Wakes every WaitFor() and every poll on
+  // wake_fd() at once.
+  void Cancel() const;
+  bool cancelled() const { return state_->cancelled.load(std::memory_order_seq_cst); }
+  // Sleeps for `d` or until cancelled, whichever comes first; no polling.
+  // Returns cancelled().
+  bool WaitFor(Millis d) const;
+  // A file descriptor that becomes (and stays) readable when the token is
+  // cancelled, for poll()-based waits (the HTTP transport). Created on first
+  // use; -1 only if the system refuses an eventfd (then callers poll).
+  // Never read it: it stays readable so every waiter sees it.
+  int wake_fd() const;
 
  private:
-  std::shared_ptr<std::atomic<bool>> flag_;
+  struct State {
+    std::atomic<bool> cancelled{false};
+    std::atomic<int> fd{-1};
+    ~State();
+  };
+  std::shared_ptr<State> state_;
 };
 
 class Deadline {

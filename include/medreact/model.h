@@ -22,7 +22,7 @@
 #include "medreact/json.h"
 #include "medreact/message.h"
 #include "medreact/status.h"
-#include "medreact/tool.h"
+#include "medreact/tool_spec.h"
 
 namespace medreact {
 

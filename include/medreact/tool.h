@@ -19,14 +19,9 @@
 
 #include "medreact/cancel.h"
 #include "medreact/json.h"
+#include "medreact/tool_spec.h"
 
 namespace medreact {
-
-struct ToolSpec {
-  std::string name;         // ^[a-zA-Z0-9_-]{1,64}$ (OpenAI's rule)
-  std::string description;  // for the model
-  Json parameters = Json{{"type", "object"}, {"properties", Json::object()}};  // JSON Schema
-};
 
 struct ToolResult {
   bool ok = true;

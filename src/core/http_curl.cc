@@ -7,9 +7,11 @@
 // connection cache, locked per data kind): an agent's consecutive model calls
 // skip the TCP (and TLS) handshake, and bursts of calls from a worklist do
 // not overflow a server's listen queue. A connection the server closed is
-// replaced by libcurl transparently. The loop polls in slices of at most
-// 50 ms, which lets it notice cancellation and the idle timeout (time since
-// the last received byte, headers included) with sub-second precision; the
+// replaced by libcurl transparently. The loop sleeps in curl_multi_poll until
+// the socket or one of libcurl's timers is ready, the idle timeout (time since
+// the last received byte, headers included) is due, or the cancellation
+// token's eventfd is written (CancellationToken::wake_fd): a wait for a slow
+// model costs no CPU and a cancel is seen at once; the
 // connect and total timeouts are libcurl's own (CURLOPT_CONNECTTIMEOUT_MS,
 // CURLOPT_TIMEOUT_MS). Response headers arrive through the header callback as
 // the status line ("HTTP/1.1 200 OK") followed by "Name: value" lines; a new
@@ -42,7 +44,11 @@ std::string HttpResponse::Header(std::string_view lower_name) const {
 
 namespace {
 
+// Without an eventfd for the cancellation token (the system refused one) the
+// loop wakes this often to look at it; with one, it sleeps until something
+// happens, at most kLongWait (libcurl's own timers cut it shorter).
 constexpr Millis kPollSlice{50};
+constexpr Millis kLongWait{60'000};
 
 struct EasyDeleter {
   void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
@@ -331,6 +337,10 @@ class CurlTransport : public HttpTransport {
     if (curl_multi_add_handle(multi.get(), h) != CURLM_OK) {
       return Status::Internal("curl_multi_add_handle failed");
     }
+    const int wake_fd = cancel.wake_fd();
+    curl_waitfd cancel_wait{};
+    cancel_wait.fd = wake_fd;
+    cancel_wait.events = CURL_WAIT_POLLIN;
     CURLcode result = CURLE_OK;
     bool finished = false;
     bool aborted = false;
@@ -353,7 +363,15 @@ class CurlTransport : public HttpTransport {
         aborted = true;
         break;
       }
-      curl_multi_poll(multi.get(), nullptr, 0, static_cast<int>(kPollSlice.count()), nullptr);
+      // Sleep until the socket, one of libcurl's own timers, the idle limit
+      // or a cancellation (the token's eventfd) has something to say.
+      Millis wait = wake_fd >= 0 ? kLongWait : kPollSlice;
+      if (transfer.idle_timeout.count() > 0) {
+        const auto idle_left = transfer.idle_timeout - std::chrono::duration_cast<Millis>(SteadyClock::now() - transfer.last_byte);
+        wait = std::clamp(idle_left + Millis(1), Millis(1), wait);
+      }
+      curl_multi_poll(multi.get(), wake_fd >= 0 ? &cancel_wait : nullptr, wake_fd >= 0 ? 1 : 0,
+                      static_cast<int>(wait.count()), nullptr);
     }
     curl_multi_remove_handle(multi.get(), h);
 

@@ -1,12 +1,7 @@
-// StreamAccumulator: SSE framing and delta accumulation for streamed Chat
-// Completions.
+// StreamAccumulator: delta accumulation for streamed Chat Completions, over
+// the shared SSE framing (llm/sse.h).
 //
-// Wire format (Server-Sent Events): the body is lines ending in "\n" or
-// "\r\n"; an event is a run of lines ended by a blank line; its "data:" lines
-// (one optional space after the colon) are joined with "\n". Comment lines
-// (":keep-alive") and other fields ("event:", "id:", "retry:") are ignored.
-// Each event's data is a JSON chunk, or "[DONE]" at the end. Bytes may arrive
-// split anywhere, even inside "\r\n", so the framer keeps the partial line.
+// Each event's data is a JSON chunk, or "[DONE]" at the end.
 //
 // A chunk is {"choices":[{"delta":{...},"finish_reason":...}],"usage":...,
 // "model":...}. Text deltas are appended. Tool-call deltas are accumulated
@@ -25,6 +20,7 @@
 #include <string_view>
 #include <utility>
 
+#include "llm/sse.h"
 #include "medreact/openai.h"
 
 namespace medreact {
@@ -42,10 +38,8 @@ struct StreamAccumulator::Impl {
     std::optional<Json> arguments_whole;  // an arguments value given as an object
   };
 
-  // Framing state.
-  std::string partial_line;
-  std::string data;       // data lines of the event being read
-  bool has_data = false;  // at least one data line since the last dispatch
+  SseDecoder sse;
+  SseDecoder::Handler on_event = [this](SseEvent&& event) { return Dispatch(event.data, event.at_end); };
   bool any_event = false;
   bool done = false;
   bool failed = false;
@@ -70,54 +64,21 @@ struct StreamAccumulator::Impl {
 
   bool FeedBytes(std::string_view bytes) {
     if (done) return true;  // whatever follows [DONE] is not part of the reply
-    while (!bytes.empty() && !failed && !done) {
-      size_t newline = bytes.find('\n');
-      if (newline == std::string_view::npos) {
-        partial_line.append(bytes);
-        return true;
-      }
-      if (partial_line.empty()) {
-        if (!ProcessLine(bytes.substr(0, newline))) return false;
-      } else {
-        partial_line.append(bytes.substr(0, newline));
-        std::string line = std::move(partial_line);
-        partial_line.clear();
-        if (!ProcessLine(line)) return false;
-      }
-      bytes.remove_prefix(newline + 1);
-    }
+    sse.Feed(bytes, on_event);
     return !failed;
   }
 
-  bool ProcessLine(std::string_view line) {
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) return Dispatch(/*at_end=*/false);
-    if (line.front() == ':') return true;  // comment / keep-alive
-    size_t colon = line.find(':');
-    std::string_view field = line.substr(0, colon);
-    if (field != "data") return true;  // event:, id:, retry: and unknown fields
-    std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
-    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    if (has_data) data += '\n';
-    data.append(value);
-    has_data = true;
-    return true;
-  }
-
-  // Handles the event whose data lines were collected. At end of stream an
-  // event without its closing blank line is accepted if its data is whole.
-  bool Dispatch(bool at_end) {
-    if (!has_data) return true;
-    has_data = false;
-    std::string event = std::move(data);
-    data.clear();
+  // Handles one event's data. At end of stream an event without its closing
+  // blank line is accepted if its data is whole.
+  bool Dispatch(const std::string& event, bool at_end) {
+    if (done) return false;  // whatever follows [DONE] is not part of the reply
     std::string_view trimmed = event;
     while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) trimmed.remove_suffix(1);
     if (trimmed.empty()) return true;
     any_event = true;
     if (trimmed == "[DONE]") {
       done = true;
-      return true;
+      return false;  // stop decoding
     }
     Result<Json> chunk = ParseJson(event);
     if (!chunk.ok()) {
@@ -238,12 +199,8 @@ struct StreamAccumulator::Impl {
 
   Result<ModelResponse> Finish() {
     if (failed) return failure;
-    if (!partial_line.empty() && !done) {
-      std::string line = std::move(partial_line);
-      partial_line.clear();
-      if (!ProcessLine(line)) return failure;
-    }
-    if (has_data && !done && !Dispatch(/*at_end=*/true)) return failure;
+    if (!done) sse.Finish(on_event);
+    if (failed) return failure;
     if (!any_event) return Status::Unavailable("stream ended without any event");
     if (!done && finish_reason.empty()) {
       return Status::Unavailable("stream truncated: it ended before [DONE] or a finish_reason (" +

@@ -1,0 +1,141 @@
+#include "llm/retry.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <utility>
+
+namespace medreact {
+
+bool IsRetryableHttpStatus(int status) {
+  return status == 408 || status == 409 || status == 429 || (status >= 500 && status <= 599);
+}
+
+std::string ServerErrorText(const std::string& body) {
+  constexpr size_t kMaxQuoted = 200;
+  Result<Json> parsed = ParseJson(body);
+  if (parsed.ok() && parsed->is_object()) {
+    const Json& j = *parsed;
+    auto text_of = [](const Json& v) -> std::string {
+      if (v.is_string()) return v.get<std::string>();
+      if (v.is_object() && v.contains("message") && v["message"].is_string()) {
+        return v["message"].get<std::string>();
+      }
+      return "";
+    };
+    for (const char* key : {"error", "detail", "message"}) {
+      auto it = j.find(key);
+      if (it == j.end()) continue;
+      std::string text = text_of(*it);
+      if (text.empty() && !it->is_null()) text = DumpJson(*it);
+      if (!text.empty()) return Preview(text, kMaxQuoted);
+    }
+  }
+  if (body.empty()) return "(empty body)";
+  std::string_view line = body;
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() <= kMaxQuoted && line.find('\n') == std::string_view::npos) return Preview(line, kMaxQuoted);
+  return "(a " + std::to_string(body.size()) + "-byte body that is not a JSON error)";
+}
+
+std::optional<Millis> RetryAfter(const HttpResponse& response) {
+  auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() < 12 &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  };
+  std::string ms = response.Header("retry-after-ms");
+  if (digits(ms)) return Millis(std::stoll(ms));
+  std::string value = response.Header("retry-after");
+  if (value.empty()) return std::nullopt;
+  if (digits(value)) return Millis(std::stoll(value) * 1000);
+  struct tm parts = {};
+  const char* end = strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S", &parts);
+  if (end == nullptr) return std::nullopt;
+  time_t at = timegm(&parts);
+  if (at == static_cast<time_t>(-1)) return std::nullopt;
+  auto seconds = static_cast<int64_t>(at) - static_cast<int64_t>(time(nullptr));
+  return Millis(std::max<int64_t>(0, seconds) * 1000);
+}
+
+Millis Backoff(const RetryPolicy& policy, int retry) {
+  double base = static_cast<double>(policy.initial_backoff.count()) * std::pow(2.0, std::min(retry, 30));
+  base = std::min(base, static_cast<double>(policy.max_backoff.count()));
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> jitter(0.5, 1.0);
+  return Millis(static_cast<int64_t>(base * jitter(rng)));
+}
+
+ModelAttempt HttpFailureAttempt(const HttpResponse& response, const std::string& display_url) {
+  ModelAttempt attempt;
+  attempt.http_status = response.status;
+  std::string text = "HTTP " + std::to_string(response.status) + " from " + display_url + ": " +
+                     ServerErrorText(response.body);
+  if (IsRetryableHttpStatus(response.status)) {
+    attempt.retryable = true;
+    attempt.retry_after = RetryAfter(response);
+    attempt.error = Status::Unavailable(std::move(text));
+  } else if (response.status == 401 || response.status == 403) {
+    attempt.error = Status::PermissionDenied(std::move(text));
+  } else {
+    attempt.error = Status::InvalidArgument(std::move(text));
+  }
+  return attempt;
+}
+
+namespace {
+
+Status GiveUp(const ModelAttempt& last, int attempts, const std::string& why) {
+  std::string text = "model call failed after " + std::to_string(attempts) +
+                     (attempts == 1 ? " attempt (" : " attempts (") + why + "); last error: " + last.error.message();
+  if (last.http_status == 429) return Status::ResourceExhausted(std::move(text));
+  if (last.error.code() == StatusCode::kTimeout) return Status::Timeout(std::move(text));
+  return Status::Unavailable(std::move(text));
+}
+
+}  // namespace
+
+Result<ModelResponse> CallWithRetries(const RetryPolicy& policy, const ModelCallContext& ctx,
+                                      const std::function<ModelAttempt(Millis budget)>& run_attempt) {
+  const int max_attempts = 1 + std::max(0, policy.max_retries);
+  ModelAttempt last;
+  int attempts = 0;
+  while (true) {
+    if (ctx.cancel.cancelled()) return Status::Cancelled("model call cancelled");
+    if (ctx.deadline.expired()) {
+      return attempts == 0 ? Status::Timeout("the deadline passed before the model was called")
+                           : GiveUp(last, attempts, "the deadline passed");
+    }
+    Millis budget = std::min(policy.request_timeout, ctx.deadline.remaining());
+    if (!ctx.deadline.is_never()) budget = std::max(budget, Millis(1));  // 0 would mean "no limit"
+    ++attempts;
+    last = run_attempt(budget);
+    if (last.response) {
+      last.response->attempts = attempts;
+      return std::move(*last.response);
+    }
+    if (ctx.cancel.cancelled() || last.error.code() == StatusCode::kCancelled) {
+      return Status::Cancelled("model call cancelled");
+    }
+    if (!last.retryable) return last.error;
+    if (attempts >= max_attempts) return GiveUp(last, attempts, "retries exhausted");
+
+    Millis delay = last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
+    if (!ctx.deadline.is_never() && ctx.deadline.remaining() < delay) {
+      return GiveUp(last, attempts,
+                    "the deadline leaves " + std::to_string(ctx.deadline.remaining().count()) +
+                        " ms, less than the " + std::to_string(delay.count()) + " ms retry delay");
+    }
+    if (policy.sleep) {
+      policy.sleep(delay);
+    } else {
+      ctx.cancel.WaitFor(delay);
+    }
+    if (ctx.cancel.cancelled()) return Status::Cancelled("model call cancelled while waiting to retry");
+  }
+}
+
+}  // namespace medreact
