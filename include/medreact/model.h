@@ -53,12 +53,28 @@ struct ModelCallContext {
   std::function<void(std::string_view text_delta)> on_text_delta;  // may be empty
 };
 
+// How a model calls tools: the server's own tool calling, the text protocol
+// (tools described in the prompt, calls read from the reply), or a
+// deterministic planner that stands in for a model.
+enum class ToolCalling { kNative, kTextProtocol, kPlanner };
+
+// What a model can do, typed: apps and the engine branch on these, never on
+// protocol() (a label for traces).
+struct ModelCapabilities {
+  ToolCalling tool_calling = ToolCalling::kNative;
+  bool streaming = false;   // can stream text deltas (on_text_delta)
+  bool images = false;      // accepts image parts
+  int context_tokens = 0;   // the context window when known; 0 = unknown
+};
+
 class ChatModel {
  public:
   virtual ~ChatModel() = default;
+  // Default: native tool calling, nothing else known.
+  virtual ModelCapabilities capabilities() const { return {}; }
   virtual Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext& ctx) = 0;
   virtual std::string name() const = 0;      // model name for traces
-  virtual std::string protocol() const = 0;  // "native", "text", "rules", "scripted", ...
+  virtual std::string protocol() const = 0;  // label for traces: "native", "text", "rules", "scripted", ...
 };
 
 }  // namespace medreact

@@ -81,9 +81,9 @@ int RunChat(const ChatFlags& flags) {
     std::cerr << "medreact chat: " << request.status().message() << "\n";
     return kExitBadInput;
   }
-  if (!HasModel(flags.model)) {
-    std::cerr << "medreact chat: no model server configured. Set MEDREACT_LLM_URL or pass "
-                 "--llm-url (an OpenAI-compatible base URL such as http://127.0.0.1:8000/v1).\n";
+  if (Result<std::string> provider = ResolveProvider("auto", flags.model.protocol, HasModel(flags.model), false);
+      !provider.ok()) {
+    std::cerr << "medreact chat: " << provider.status().message() << "\n";
     return kExitBadInput;
   }
   auto registry = std::make_shared<ToolRegistry>();

@@ -81,12 +81,11 @@ int RunExtractCommand(const ExtractFlags& flags) {
     if (!extras.ok()) return Fail("--extras: " + extras.status().message());
     config.extras = std::make_shared<const ExtrasFile>(std::move(*extras));
   }
-  const bool use_model = flags.planner == "model" || (flags.planner == "auto" && HasModel(flags.model));
-  if (use_model) {
-    if (!HasModel(flags.model)) {
-      return Fail("--planner model needs a model server: set MEDREACT_LLM_URL or pass --llm-url");
-    }
-    Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model, ExtractionTextProtocolOptions());
+  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
+  if (!provider.ok()) return Fail(provider.status().message());
+  if (*provider != "rules") {  // rules: ExtractionConfig without a model
+    Result<std::shared_ptr<ChatModel>> model =
+        MakeModel(flags.model, {.text_protocol = ExtractionTextProtocolOptions()});
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }

@@ -1,8 +1,6 @@
 #include "cli/model_flags.h"
 
 #include "cli/flag_checks.h"
-#include "medreact/http.h"
-#include "medreact/openai.h"
 
 namespace medreact::cli {
 
@@ -25,22 +23,11 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags) {
       ->check(CLI::Range(0, 20));
 }
 
-Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const TextProtocolOptions& text_options) {
-  if (flags.llm_url.rfind("http://", 0) != 0 && flags.llm_url.rfind("https://", 0) != 0) {
-    return Status::InvalidArgument("--llm-url must start with http:// or https://, got '" + RedactUrl(flags.llm_url) + "'");
-  }
-  OpenAIOptions options;
-  options.base_url = flags.llm_url;
-  options.model = flags.model;
-  options.api_key = flags.api_key;
-  options.request_timeout = SecondsToMillis(flags.request_timeout_s);
-  options.max_retries = flags.max_retries;
-  std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
-  if (flags.protocol == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model), text_options));
-  if (flags.protocol != "native") {
-    return Status::InvalidArgument("--protocol must be 'native' or 'text', got '" + flags.protocol + "'");
-  }
-  return std::shared_ptr<ChatModel>(std::move(model));
+Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app) {
+  ModelConfig config{.provider = flags.protocol, .base_url = flags.llm_url, .model = flags.model,
+                     .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
+                     .max_retries = flags.max_retries};
+  return BuildModel(config, app);
 }
 
 }  // namespace medreact::cli

@@ -1,7 +1,7 @@
 // Model configuration shared by every command that talks to a model:
 // flags override MEDREACT_LLM_* environment variables (ARCHITECTURE.md,
-// "Configuration"). Builds the ChatModel: the OpenAI-compatible client,
-// wrapped in the text-protocol adapter when --protocol text.
+// "Configuration"). The model itself is built by the library's factory
+// (medreact/model_factory.h); these flags only fill its ModelConfig.
 #ifndef MEDREACT_CLI_MODEL_FLAGS_H_
 #define MEDREACT_CLI_MODEL_FLAGS_H_
 
@@ -12,7 +12,7 @@
 
 #include "medreact/model.h"
 #include "medreact/status.h"
-#include "medreact/text_protocol.h"
+#include "medreact/model_factory.h"
 
 namespace medreact::cli {
 
@@ -30,9 +30,9 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags);
 // True when a model server is configured (flag or environment).
 inline bool HasModel(const ModelFlags& flags) { return !flags.llm_url.empty(); }
 
+// The --protocol provider (native or text) built by BuildModel.
 // REQUIRES: HasModel(flags). InvalidArgument on a bad protocol or URL.
-Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags,
-                                             const TextProtocolOptions& text_options = {});
+Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app = {});
 
 }  // namespace medreact::cli
 

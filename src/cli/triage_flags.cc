@@ -27,15 +27,15 @@ Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags) {
   setup.config.max_steps = flags.max_steps;
   setup.config.timeout = SecondsToMillis(flags.timeout_s);
   setup.config.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
-  const bool use_model = flags.planner == "model" || (flags.planner == "auto" && HasModel(flags.model));
-  if (!use_model || flags.no_agent) return setup;
-  if (!HasModel(flags.model)) {
-    return Status::InvalidArgument("--planner model needs a model server: set MEDREACT_LLM_URL or pass --llm-url");
-  }
+  if (flags.no_agent) return setup;
+  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
+  if (!provider.ok()) return provider.status();
+  if (*provider == "rules") return setup;  // TriageConfig without a model: the rules planner
+  const AppModelParts parts{.text_protocol = TriageTextProtocolOptions()};
   // Validate once, so a bad URL or protocol is bad usage, not a failure per case.
-  if (auto probe = MakeModel(flags.model, TriageTextProtocolOptions()); !probe.ok()) return probe.status();
+  if (auto probe = MakeModel(flags.model, parts); !probe.ok()) return probe.status();
   ModelFlags model_flags = flags.model;
-  setup.make_model = [model_flags] { return MakeModel(model_flags, TriageTextProtocolOptions()); };
+  setup.make_model = [model_flags, parts] { return MakeModel(model_flags, parts); };
   return setup;
 }
 

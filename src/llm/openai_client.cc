@@ -57,6 +57,9 @@ class OpenAIModel : public ChatModel {
 
   std::string name() const override { return options_.model.empty() ? "default" : options_.model; }
   std::string protocol() const override { return "native"; }
+  ModelCapabilities capabilities() const override {
+    return {.tool_calling = ToolCalling::kNative, .streaming = true, .images = true};
+  }
 
  private:
   ModelAttempt RunAttempt(const HttpRequest& http, bool stream, const ModelCallContext& ctx) const {

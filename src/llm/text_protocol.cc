@@ -475,6 +475,11 @@ class TextProtocolModel : public ChatModel {
 
   std::string name() const override { return inner_->name(); }
   std::string protocol() const override { return "text"; }
+  ModelCapabilities capabilities() const override {
+    ModelCapabilities caps = inner_->capabilities();
+    caps.tool_calling = ToolCalling::kTextProtocol;
+    return caps;
+  }
 
  private:
   std::vector<Message> RewriteHistory(const ModelRequest& request) const {

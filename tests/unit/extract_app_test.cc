@@ -283,8 +283,8 @@ TEST(ExtractionPromptsTest, TaskMessageAndAnswerParsing) {
   EXPECT_THAT(message, HasSubstr("LABEL (context from the requester): moderate malnutrition"));
   EXPECT_THAT(message, HasSubstr("CLINICAL TEXT:\nthe note"));
   EXPECT_THAT(message, HasSubstr("\"severity\""));
-  EXPECT_THAT(ExtractionSystemPrompt("text"), HasSubstr("FINAL_JSON:"));
-  EXPECT_THAT(ExtractionSystemPrompt("native"), HasSubstr("JSON object only"));
+  EXPECT_THAT(ExtractionSystemPrompt(ToolCalling::kTextProtocol), HasSubstr("FINAL_JSON:"));
+  EXPECT_THAT(ExtractionSystemPrompt(ToolCalling::kNative), HasSubstr("JSON object only"));
   EXPECT_TRUE(ParseExtractionAnswer("Here it is: {'a': True,}").ok());
   EXPECT_FALSE(ParseExtractionAnswer("[1, 2]").ok());
   EXPECT_FALSE(ParseExtractionAnswer("no json").ok());

@@ -46,12 +46,12 @@ std::vector<std::string> KeysInOrder(const OrderedJson& object) {
 TEST(TriagePromptsTest, NativePromptListsToolsAndTeachesSubmitAssessment) {
   std::vector<ToolSpec> tools = {{"get_patient_manifest", "Overview of the record.", Json::object()},
                                  {"get_recent_labs", "Recent labs by category.", Json::object()}};
-  const std::string native = TriageSystemPrompt("native", tools);
+  const std::string native = TriageSystemPrompt(ToolCalling::kNative, tools);
   EXPECT_THAT(native, HasSubstr("- get_patient_manifest: Overview of the record."));
   EXPECT_THAT(native, HasSubstr("- get_recent_labs: Recent labs by category."));
   EXPECT_THAT(native, HasSubstr("call submit_assessment"));
   EXPECT_THAT(native, HasSubstr("INR 2.3"));  // the one-shot PE example
-  const std::string text = TriageSystemPrompt("text", tools);
+  const std::string text = TriageSystemPrompt(ToolCalling::kTextProtocol, tools);
   EXPECT_THAT(text, Not(HasSubstr("- get_patient_manifest:")));  // the adapter adds the catalogue
   EXPECT_THAT(text, HasSubstr("RISK_ADJUSTMENT: INCREASE"));
   EXPECT_THAT(text, HasSubstr("TOOL_CALL: {\"tool\": \"check_medication_status\""));

@@ -41,7 +41,7 @@ class Extraction {
   // Runs the attempts with `model`; fills `out` except the planner label.
   // `may_fall_back`: stop after a first run in which the model never answered.
   void Run(std::shared_ptr<ChatModel> model, bool may_fall_back, ExtractionOutcome& out) {
-    const std::string protocol = model->protocol();
+    const ToolCalling tool_calling = model->capabilities().tool_calling;
     std::string message = ExtractionTaskMessage(task_);
     std::vector<Message> history;
     int turns_left = config_.max_iterations;
@@ -49,7 +49,7 @@ class Extraction {
     const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
     for (int attempt = 0; attempt <= config_.max_validation_retries && turns_left > 0; ++attempt) {
       AgentOptions options;
-      options.system_prompt = ExtractionSystemPrompt(protocol);
+      options.system_prompt = ExtractionSystemPrompt(tool_calling);
       options.max_steps = turns_left;
       // 0 would mean "unlimited" to the agent: a spent budget still allows one call in a retry.
       options.tool_call_budget = std::max(calls_left, 1);

@@ -686,6 +686,7 @@ class ExtractionRulesPlanner : public ChatModel {
 
   std::string name() const override { return "extraction-rules-planner"; }
   std::string protocol() const override { return "rules"; }
+  ModelCapabilities capabilities() const override { return {.tool_calling = ToolCalling::kPlanner}; }
 
  private:
   ExtractionTask task_;

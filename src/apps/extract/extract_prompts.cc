@@ -38,8 +38,8 @@ constexpr char kTextAnswer[] =
 
 }  // namespace
 
-std::string ExtractionSystemPrompt(const std::string& protocol) {
-  return std::string(kRole) + (protocol == "text" ? kTextAnswer : kNativeAnswer);
+std::string ExtractionSystemPrompt(ToolCalling tool_calling) {
+  return std::string(kRole) + (tool_calling == ToolCalling::kTextProtocol ? kTextAnswer : kNativeAnswer);
 }
 
 std::string ExtractionTaskMessage(const ExtractionTask& task) {

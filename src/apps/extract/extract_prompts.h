@@ -16,13 +16,14 @@
 
 #include "apps/extract/extract_planner.h"
 #include "medreact/json_schema.h"
+#include "medreact/model.h"
 #include "medreact/status.h"
 #include "medreact/text_protocol.h"
 
 namespace medreact {
 
-// `protocol`: the model's protocol() ("native", "text", "rules", ...).
-std::string ExtractionSystemPrompt(const std::string& protocol);
+// How to answer depends on how the model calls tools (its capabilities()).
+std::string ExtractionSystemPrompt(ToolCalling tool_calling);
 
 std::string ExtractionTaskMessage(const ExtractionTask& task);
 

@@ -566,6 +566,7 @@ class RulesPlanner : public ChatModel {
 
   std::string name() const override { return "rules-planner"; }
   std::string protocol() const override { return "rules"; }
+  ModelCapabilities capabilities() const override { return {.tool_calling = ToolCalling::kPlanner}; }
 
  private:
   static void Final(const Conversation& conv, const Decision& decision, ModelResponse& response) {

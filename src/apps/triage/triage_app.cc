@@ -15,9 +15,9 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
                       const std::string& findings, const TriageConfig& config) {
   auto registry = std::make_shared<ToolRegistry>();
   AgentOptions options;
-  const std::string protocol = model->protocol();
+  const ToolCalling tool_calling = model->capabilities().tool_calling;
   Status registered = RegisterFhirPack(*registry, std::move(store));
-  if (registered.ok() && protocol != "text" && protocol != "rules") {
+  if (registered.ok() && tool_calling == ToolCalling::kNative) {
     registered = RegisterSubmitAssessment(*registry);
     options.finish_tools = {kSubmitAssessmentTool};
   }
@@ -28,7 +28,7 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
     failed.answer = "No assessment: " + failed.error + ".";
     return failed;
   }
-  options.system_prompt = TriageSystemPrompt(protocol, registry->Specs());
+  options.system_prompt = TriageSystemPrompt(tool_calling, registry->Specs());
   options.max_steps = config.max_steps;
   options.timeout = config.timeout;
   options.tool_timeout = config.tool_timeout;

@@ -151,9 +151,9 @@ Status RegisterSubmitAssessment(ToolRegistry& registry) {
   }));
 }
 
-std::string TriageSystemPrompt(std::string_view protocol, const std::vector<ToolSpec>& tools) {
+std::string TriageSystemPrompt(ToolCalling tool_calling, const std::vector<ToolSpec>& tools) {
   std::string prompt = kRole;
-  if (protocol == "text") return prompt + kTextExample;
+  if (tool_calling == ToolCalling::kTextProtocol) return prompt + kTextExample;
   prompt += "\n## Available tools\n\n";
   for (const ToolSpec& tool : tools) prompt += "- " + tool.name + ": " + tool.description + "\n";
   return prompt + kNativeFinish + kNativeExample;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "medreact/json.h"
+#include "medreact/model.h"
 #include "medreact/status.h"
 #include "medreact/text_protocol.h"
 #include "medreact/tool_registry.h"
@@ -32,11 +33,11 @@ TextProtocolOptions TriageTextProtocolOptions();
 // AgentOptions::finish_tools); its result text is the assessment.
 Status RegisterSubmitAssessment(ToolRegistry& registry);
 
-// The system prompt. `protocol` "native" injects the tool list (name and
-// description of each spec) and teaches submit_assessment; "text" leaves the
+// The system prompt. Native tool calling (and a planner) gets the tool list
+// (name and description of each spec) and submit_assessment; the text protocol leaves the
 // tool catalogue and response format to the text-protocol adapter, which
 // appends them, and shows the example in THOUGHT/TOOL_CALL form.
-std::string TriageSystemPrompt(std::string_view protocol, const std::vector<ToolSpec>& tools);
+std::string TriageSystemPrompt(ToolCalling tool_calling, const std::vector<ToolSpec>& tools);
 
 // {"final_assessment": string, "risk_adjustment": "INCREASE"|"DECREASE"|"NONE",
 //  "critical_findings": [string], ...other fields kept, keys lower-cased}.

@@ -1,0 +1,73 @@
+#include "medreact/model_factory.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/text_util.h"
+#include "medreact/openai.h"
+
+namespace medreact {
+
+const std::vector<ModelProvider>& ModelProviders() {
+  static const std::vector<ModelProvider> kProviders = {
+      {"native", "OpenAI-compatible Chat Completions with the server's own tool calling", true, true},
+      {"text", "the same server through the text protocol (tools described in the prompt)", true, true},
+      {"rules", "the app's deterministic, cited planner; no server", false, true},
+      {"anthropic", "Anthropic Messages API (not built yet)", true, false},
+  };
+  return kProviders;
+}
+
+Result<std::string> ResolveProvider(std::string_view planner, std::string_view protocol, bool has_server,
+                                    bool app_has_planner) {
+  if (planner == "rules") {
+    if (!app_has_planner) return Status::InvalidArgument("this command has no rules planner");
+    return std::string("rules");
+  }
+  if (planner != "model" && planner != "auto") {
+    return Status::InvalidArgument("--planner must be auto, model or rules, got '" + std::string(planner) + "'");
+  }
+  if (!has_server) {
+    if (planner == "auto" && app_has_planner) return std::string("rules");
+    return Status::InvalidArgument(
+        std::string(planner == "model" ? "--planner model needs a model server" : "no model server configured") +
+        ": set MEDREACT_LLM_URL or pass --llm-url (an OpenAI-compatible base URL such as "
+        "http://127.0.0.1:8000/v1)");
+  }
+  return std::string(protocol);
+}
+
+Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const AppModelParts& app) {
+  const auto& table = ModelProviders();
+  auto row = std::find_if(table.begin(), table.end(), [&](const ModelProvider& p) { return p.name == config.provider; });
+  if (row == table.end()) {
+    std::vector<std::string> names;
+    for (const ModelProvider& p : table) {
+      if (p.built) names.push_back(p.name);
+    }
+    return Status::InvalidArgument("unknown model provider '" + config.provider + "' (known: " + Join(names, ", ") + ")");
+  }
+  if (!row->built) {
+    return Status::InvalidArgument("the '" + row->name + "' provider is not built yet; use native or text");
+  }
+  if (row->name == "rules") {
+    if (!app.rules_planner) return Status::InvalidArgument("this command has no rules planner");
+    return app.rules_planner();
+  }
+  if (!StartsWith(config.base_url, "http://") && !StartsWith(config.base_url, "https://")) {
+    return Status::InvalidArgument("--llm-url must start with http:// or https://, got '" +
+                                   RedactUrl(config.base_url) + "'");
+  }
+  OpenAIOptions options;
+  options.base_url = config.base_url;
+  options.model = config.model;
+  options.api_key = config.api_key;
+  options.request_timeout = config.request_timeout;
+  options.max_retries = config.max_retries;
+  options.transport = config.transport;
+  std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
+  if (row->name == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model), app.text_protocol));
+  return std::shared_ptr<ChatModel>(std::move(model));
+}
+
+}  // namespace medreact
