@@ -21,6 +21,7 @@
 #define MEDREACT_AGENT_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@
 #include "medreact/events.h"
 #include "medreact/message.h"
 #include "medreact/model.h"
+#include "medreact/run_state.h"
 #include "medreact/tool_registry.h"
 #include "medreact/trace.h"
 
@@ -71,6 +73,12 @@ struct AgentOptions {
   // task are sent; never separates a tool call from its results. 0 = all.
   size_t max_history_messages = 0;
   EventSink on_event;                // Default: none
+  // The checkpoint port: called with the loop's whole state after every step
+  // and after every finished tool call, on the thread running the loop; a
+  // durable store saves it and Agent::Resume() goes on from it. Building the
+  // state copies the conversation, so leave it empty unless you keep them.
+  // Default: none.
+  std::function<void(const RunState&)> on_checkpoint;
   // Cancelling this token (from any thread, or from a signal handler: it is
   // one lock-free atomic store) stops the run as Agent::Cancel() does; one
   // token may be shared by many runs (a worklist, a process). Default: a
@@ -114,6 +122,12 @@ class Agent {
 
   // REQUIRES: state() == kIdle (otherwise returns an `error` result).
   RunResult Run(const RunRequest& request);
+
+  // Goes on from a checkpoint (AgentOptions::on_checkpoint) of a run made
+  // with the same tools and options: ends as that run would have ended
+  // uninterrupted. The time already used counts against `timeout`.
+  // REQUIRES: state() == kIdle.
+  RunResult Resume(const RunState& state);
 
   void Cancel() { cancel_.Cancel(); }
   AgentState state() const { return state_.load(); }

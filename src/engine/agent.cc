@@ -69,14 +69,28 @@ void EnsureUniqueCallIds(std::vector<ToolCall>& calls) {
   }
 }
 
+// A run's deadline with `used` of its timeout already spent (a resumed run);
+// never less than 1 ms, which Deadline::In would read as "no limit".
+Millis Remaining(Millis timeout, double used_ms) {
+  return std::max(Millis(1), timeout - Millis(static_cast<int64_t>(used_ms)));
+}
+
 // The loop stops at this deadline; the time from it to the run's own end is
 // kept for fallback synthesis, so the final call is bounded by the run's
 // timeout too (min(fallback_timeout, timeout / 4); all of it without fallback).
-Deadline WorkingDeadline(const AgentOptions& o) {
+Deadline WorkingDeadline(const AgentOptions& o, double used_ms) {
   if (o.timeout <= Millis(0)) return Deadline::Never();
-  if (!o.fallback_synthesis) return Deadline::In(o.timeout);
+  if (!o.fallback_synthesis) return Deadline::In(Remaining(o.timeout, used_ms));
   const Millis reserve = std::min(o.fallback_timeout, o.timeout / 4);
-  return Deadline::In(std::max(Millis(1), o.timeout - reserve));
+  return Deadline::In(Remaining(o.timeout - reserve, used_ms));
+}
+
+RunStatus RunStatusFromName(const std::string& name) {
+  for (RunStatus s : {RunStatus::kFinished, RunStatus::kMaxSteps, RunStatus::kStuck, RunStatus::kTimeout,
+                      RunStatus::kBudget}) {
+    if (name == RunStatusName(s)) return s;
+  }
+  return RunStatus::kError;
 }
 
 // Model adapters are ours and do not throw, but a bug in one (or in a
@@ -112,23 +126,41 @@ Json OptionsJson(const AgentOptions& o) {
 
 class Agent::Loop {
  public:
-  Loop(Agent& agent, const RunRequest& request)
+  // `used_ms`: time already spent by the run being resumed (0 for a new run).
+  Loop(Agent& agent, const RunRequest& request, double used_ms = 0)
       : agent_(agent),
         options_(agent.options_),
         request_(request),
-        hard_deadline_(Deadline::In(options_.timeout)),
-        deadline_(WorkingDeadline(options_)),
+        hard_deadline_(options_.timeout > Millis(0) ? Deadline::In(Remaining(options_.timeout, used_ms))
+                                                    : Deadline::Never()),
+        deadline_(WorkingDeadline(options_, used_ms)),
+        started_(SteadyClock::now() - std::chrono::duration_cast<SteadyClock::duration>(
+                                          std::chrono::duration<double, std::milli>(used_ms))),
         pool_(std::max(1, options_.max_parallel_tools)),
         loop_detector_(options_.stuck_threshold) {}
 
-  RunResult Run();
+  // `resume`: the checkpoint to go on from; null for a new run.
+  RunResult Run(const RunState* resume);
 
  private:
   enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit };
 
   void Start();
+  // Loads a checkpoint; returns how its last step ended (for kInTurn: after
+  // finishing that turn's calls).
+  StepOutcome Restore(const RunState& state);
   StepOutcome Step();
+  // act(): the turn's calls (those in `finished` are not run again), then
+  // the finishing-tool check, loop detection and budgets; records the step.
+  StepOutcome Act(const Message& assistant, StepRecord rec, SteadyClock::time_point step_start,
+                  std::map<size_t, ToolResultRecord> finished);
+  // Records a finished step in the trace, emits step_finished and checkpoints.
+  StepOutcome EndStep(StepRecord rec, SteadyClock::time_point step_start, StepOutcome outcome);
   StepOutcome AfterTools(const Message& assistant, StepRecord& rec);
+  RunState Snapshot(RunState::Phase phase, StepOutcome outcome) const;
+  void Checkpoint(StepOutcome outcome);
+  void CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
+                        const std::map<size_t, ToolResultRecord>& results);
   void Conclude(RunStatus status, const std::string& reason, bool synthesize);
   void Synthesize(const std::string& reason);
   ModelRequest BuildRequest(bool with_tools) const;
@@ -154,7 +186,7 @@ class Agent::Loop {
   const RunRequest& request_;
   const Deadline hard_deadline_;  // the run's end: no call outlives it
   const Deadline deadline_;       // the loop's end: earlier, leaving the fallback its share
-  SteadyClock::time_point started_ = SteadyClock::now();
+  SteadyClock::time_point started_;
   ThreadPool pool_;
   LoopDetector loop_detector_;
   std::mutex event_mu_;
@@ -183,7 +215,25 @@ RunResult Agent::Run(const RunRequest& request) {
     return r;
   }
   Loop loop(*this, request);
-  RunResult result = loop.Run();
+  RunResult result = loop.Run(nullptr);
+  state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
+  return result;
+}
+
+RunResult Agent::Resume(const RunState& state) {
+  AgentState expected = AgentState::kIdle;
+  if (!state_.compare_exchange_strong(expected, AgentState::kRunning)) {
+    RunResult r;
+    r.error = "Agent::Resume called on an agent that is not idle (an Agent runs once)";
+    r.answer = "No answer: " + r.error + ".";
+    r.trace.status = RunStatusName(r.status);
+    r.trace.answer = r.answer;
+    r.trace.error = r.error;
+    return r;
+  }
+  const RunRequest none;
+  Loop loop(*this, none, state.elapsed_ms);
+  RunResult result = loop.Run(&state);
   state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
   return result;
 }
@@ -197,28 +247,42 @@ Agent::Agent(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistr
 
 Agent::~Agent() = default;
 
-RunResult Agent::Loop::Run() {
-  Start();                                    // record the input, build the first messages
+RunResult Agent::Loop::Run(const RunState* resume) {
+  // A new run records its input and builds the first messages; a resumed one
+  // loads them, and first finishes what its last step left (a turn's calls,
+  // or the outcome that ended the run).
+  std::optional<StepOutcome> pending;
+  if (resume) {
+    pending = Restore(*resume);
+  } else {
+    Start();
+  }
   RunStatus status = RunStatus::kFinished;
   std::string reason;
   bool model_failed = false;
   for (;;) {
-    if (agent_.cancel_.cancelled()) {         // a caller asked us to stop
-      status = RunStatus::kError, reason = "the run was cancelled", model_failed = true;
-      break;
+    StepOutcome outcome;
+    if (pending) {
+      outcome = *pending;
+      pending.reset();
+    } else {
+      if (agent_.cancel_.cancelled()) {         // a caller asked us to stop
+        status = RunStatus::kError, reason = "the run was cancelled", model_failed = true;
+        break;
+      }
+      if (step_ >= options_.max_steps) {        // seed 004: while current_step < max_steps
+        status = RunStatus::kMaxSteps;
+        reason = "the step limit (" + std::to_string(options_.max_steps) + ") was reached";
+        break;
+      }
+      if (deadline_.expired()) {                // wall-clock limit
+        status = RunStatus::kTimeout;
+        reason = "the time limit (" + std::to_string(options_.timeout.count()) + " ms) was reached";
+        break;
+      }
+      ++step_;
+      outcome = Step();                         // think() + act()
     }
-    if (step_ >= options_.max_steps) {        // seed 004: while current_step < max_steps
-      status = RunStatus::kMaxSteps;
-      reason = "the step limit (" + std::to_string(options_.max_steps) + ") was reached";
-      break;
-    }
-    if (deadline_.expired()) {                // wall-clock limit
-      status = RunStatus::kTimeout;
-      reason = "the time limit (" + std::to_string(options_.timeout.count()) + " ms) was reached";
-      break;
-    }
-    ++step_;
-    StepOutcome outcome = Step();             // think() + act()
     if (outcome == StepOutcome::kContinue) continue;
     if (outcome == StepOutcome::kAnswered) break;
     if (outcome == StepOutcome::kModelFailed) {
@@ -310,9 +374,10 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
   if (!response.ok()) {
     model_error_ = response.status().ToString();
     rec.model_error = model_error_;
+    Emit({.type = EventType::kError, .step = step_, .text = model_error_});
     rec.elapsed_ms = MsSince(step_start);
     trace_.steps.push_back(std::move(rec));
-    Emit({.type = EventType::kError, .step = step_, .text = model_error_});
+    Checkpoint(StepOutcome::kModelFailed);
     return StepOutcome::kModelFailed;
   }
   RecordResponse(*response, rec);
@@ -328,7 +393,6 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
           .data = Json{{"tool_calls", std::move(calls)}, {"parse_error", rec.parse_error}}});
   }
 
-  StepOutcome outcome;
   if (!rec.parse_error.empty()) {
     // Bad model output is an observation (invariant 2): the model sees what
     // was wrong and tries again. Its unusable text stays in the history so it
@@ -336,50 +400,147 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     if (!assistant.content.empty()) messages_.push_back(Message::Assistant(assistant.content));
     messages_.push_back(Message::User("Error: your last reply could not be used. " + rec.parse_error));
     rec.notes.push_back("parse error shown to the model");
-    outcome = AfterTools(assistant, rec);
-  } else if (!assistant.has_tool_calls()) {
+    StepOutcome outcome = AfterTools(assistant, rec);
+    return EndStep(std::move(rec), step_start, outcome);
+  }
+  if (!assistant.has_tool_calls()) {
     // No tool call: the model has answered (seed 000, step 2).
     answer_ = assistant.content;
     final_fields_ = response->final_fields;
     messages_.push_back(std::move(assistant));
-    outcome = StepOutcome::kAnswered;
-  } else {
-    // act(): run the turn's calls; one result message per call, in order.
-    messages_.push_back(assistant);
-    ToolTurnOptions turn{.run_deadline = deadline_, .tool_timeout = options_.tool_timeout,
-                         .run_cancel = agent_.cancel_, .step = step_,
-                         .calls_allowed = options_.tool_call_budget > 0
-                                              ? std::max(0, options_.tool_call_budget - tool_calls_made_)
-                                              : -1};
-    ToolTurnResult done = RunToolTurn(agent_.tools_, assistant.tool_calls, turn, pool_,
-                                      [this](Event e) { Emit(std::move(e)); });
-    tool_calls_made_ += done.calls_run;
-    for (size_t i = 0; i < done.records.size(); ++i) {
-      const ToolResultRecord& r = done.records[i];
-      messages_.push_back(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error));
-    }
-    rec.tool_results = std::move(done.records);
-    // A successful finishing tool ends the run with its answer.
-    for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
-      const ToolCall& call = assistant.tool_calls[i];
-      const ToolResultRecord& r = rec.tool_results[i];
-      if (!r.ok || std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) ==
-                       options_.finish_tools.end()) {
-        continue;
-      }
-      Json args = ParseJson(call.arguments).value_or(Json::object());
-      answer_ = args.contains("answer") && args["answer"].is_string() ? args["answer"].get<std::string>()
-                                                                      : r.content;
-      final_fields_ = std::move(args);
-      break;
-    }
-    outcome = answer_.empty() ? AfterTools(assistant, rec) : StepOutcome::kAnswered;
+    return EndStep(std::move(rec), step_start, StepOutcome::kAnswered);
   }
+  messages_.push_back(assistant);
+  return Act(assistant, std::move(rec), step_start, {});
+}
+
+Agent::Loop::StepOutcome Agent::Loop::Act(const Message& assistant, StepRecord rec,
+                                          SteadyClock::time_point step_start,
+                                          std::map<size_t, ToolResultRecord> finished) {
+  // act(): run the turn's calls; one result message per call, in order.
+  ToolTurnOptions turn{.run_deadline = deadline_, .tool_timeout = options_.tool_timeout,
+                       .run_cancel = agent_.cancel_, .step = step_,
+                       .calls_allowed = options_.tool_call_budget > 0
+                                            ? std::max(0, options_.tool_call_budget - tool_calls_made_)
+                                            : -1};
+  if (options_.on_checkpoint) {
+    turn.on_result = [&](size_t index, const ToolResultRecord& record) {
+      finished[index] = record;
+      CheckpointInTurn(assistant, rec, step_start, finished);
+    };
+  }
+  turn.finished = finished;
+  ToolTurnResult done = RunToolTurn(agent_.tools_, assistant.tool_calls, turn, pool_,
+                                    [this](Event e) { Emit(std::move(e)); });
+  tool_calls_made_ += done.calls_run;
+  for (const ToolResultRecord& r : done.records) {
+    messages_.push_back(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error));
+  }
+  rec.tool_results = std::move(done.records);
+  // A successful finishing tool ends the run with its answer.
+  for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
+    const ToolCall& call = assistant.tool_calls[i];
+    const ToolResultRecord& r = rec.tool_results[i];
+    if (!r.ok || std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) ==
+                     options_.finish_tools.end()) {
+      continue;
+    }
+    Json args = ParseJson(call.arguments).value_or(Json::object());
+    answer_ = args.contains("answer") && args["answer"].is_string() ? args["answer"].get<std::string>()
+                                                                    : r.content;
+    final_fields_ = std::move(args);
+    break;
+  }
+  StepOutcome outcome = answer_.empty() ? AfterTools(assistant, rec) : StepOutcome::kAnswered;
+  return EndStep(std::move(rec), step_start, outcome);
+}
+
+Agent::Loop::StepOutcome Agent::Loop::EndStep(StepRecord rec, SteadyClock::time_point step_start,
+                                              StepOutcome outcome) {
   rec.elapsed_ms = MsSince(step_start);
   Emit({.type = EventType::kStepFinished, .step = step_, .elapsed_ms = rec.elapsed_ms,
         .data = Json{{"usage", ToJson(rec.usage)}}});
   trace_.steps.push_back(std::move(rec));
+  Checkpoint(outcome);
   return outcome;
+}
+
+RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const {
+  RunState s;
+  s.phase = phase;
+  s.messages = messages_;
+  s.step = step_;
+  s.tool_calls = tool_calls_made_;
+  s.usage = usage_;
+  s.elapsed_ms = MsSince(started_);
+  s.loop_counts = loop_detector_.counts();
+  s.loop_nudged = loop_detector_.nudged();
+  switch (outcome) {
+    case StepOutcome::kContinue: break;
+    case StepOutcome::kAnswered: s.outcome = "answered"; break;
+    case StepOutcome::kModelFailed: s.outcome = "model_failed"; break;
+    case StepOutcome::kLimit: s.outcome = "limit"; break;
+  }
+  s.answer = answer_;
+  s.final_fields = final_fields_;
+  s.model_error = model_error_;
+  if (outcome == StepOutcome::kLimit) {
+    s.limit_status = RunStatusName(limit_status_);
+    s.limit_reason = limit_reason_;
+  }
+  s.trace = trace_;
+  return s;
+}
+
+void Agent::Loop::Checkpoint(StepOutcome outcome) {
+  if (!options_.on_checkpoint) return;
+  try {
+    options_.on_checkpoint(Snapshot(RunState::Phase::kBetweenSteps, outcome));
+  } catch (...) {
+    // A failing store must not break the run; the store reports its own errors.
+  }
+}
+
+void Agent::Loop::CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
+                                   const std::map<size_t, ToolResultRecord>& results) {
+  RunState s = Snapshot(RunState::Phase::kInTurn, StepOutcome::kContinue);
+  s.turn = turn;
+  s.turn_record = rec;
+  s.turn_record.elapsed_ms = MsSince(step_start);
+  s.turn_results = results;
+  try {
+    options_.on_checkpoint(s);
+  } catch (...) {
+  }
+}
+
+Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
+  messages_ = state.messages;
+  trace_ = state.trace;
+  step_ = state.step;
+  tool_calls_made_ = state.tool_calls;
+  usage_ = state.usage;
+  loop_detector_.Restore(state.loop_counts, state.loop_nudged);
+  answer_ = state.answer;
+  final_fields_ = state.final_fields;
+  model_error_ = state.model_error;
+  Emit({.type = EventType::kRunStarted,
+        .data = Json{{"model", trace_.model},
+                     {"protocol", trace_.protocol},
+                     {"tools", agent_.tools_->Names()},
+                     {"max_steps", options_.max_steps},
+                     {"resumed_at_step", step_}}});
+  if (state.phase == RunState::Phase::kInTurn) {
+    // The turn's assistant message is already in `messages`; its results are not.
+    const auto step_start = SteadyClock::now() - std::chrono::duration_cast<SteadyClock::duration>(
+                                                     std::chrono::duration<double, std::milli>(
+                                                         state.turn_record.elapsed_ms));
+    return Act(state.turn, state.turn_record, step_start, state.turn_results);
+  }
+  if (state.outcome == "answered") return StepOutcome::kAnswered;
+  if (state.outcome == "model_failed") return StepOutcome::kModelFailed;
+  if (state.outcome == "limit") return Limit(RunStatusFromName(state.limit_status), state.limit_reason);
+  return StepOutcome::kContinue;
 }
 
 // After a turn that did not answer: loop detection, then the budgets.

@@ -27,6 +27,14 @@ class LoopDetector {
   // patient data).
   Verdict Observe(const Message& assistant, std::string* what);
 
+  // Its memory, for a RunState, and back.
+  const std::map<std::string, int>& counts() const { return counts_; }
+  const std::set<std::string>& nudged() const { return nudged_; }
+  void Restore(std::map<std::string, int> counts, std::set<std::string> nudged) {
+    counts_ = std::move(counts);
+    nudged_ = std::move(nudged);
+  }
+
  private:
   int threshold_;
   std::map<std::string, int> counts_;

@@ -13,6 +13,7 @@ struct CallSlot {
   ToolResult result;
   bool done = false;
   bool reported = false;
+  bool reused = false;  // from ToolTurnOptions::finished: not run, not reported again
   SteadyClock::time_point started;
   double elapsed_ms = 0;
 };
@@ -23,6 +24,17 @@ struct TurnState {
   std::condition_variable cv;
   std::vector<CallSlot> slots;
 };
+
+ToolResultRecord RecordOf(const CallSlot& slot) {
+  ToolResultRecord r;
+  r.tool_call_id = slot.call.id;
+  r.name = slot.call.name;
+  r.ok = slot.result.ok;
+  r.content = slot.result.content;
+  r.error = slot.result.error;
+  r.elapsed_ms = slot.elapsed_ms;
+  return r;
+}
 
 double MsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -49,9 +61,17 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
       continue;
     }
     ++out.calls_run;
+    if (auto done = options.finished.find(i); done != options.finished.end()) {
+      const ToolResultRecord& r = done->second;
+      slot.result = r.ok ? ToolResult::Ok(r.content) : ToolResult::Error(r.error);
+      slot.elapsed_ms = r.elapsed_ms;
+      slot.done = slot.reported = slot.reused = true;
+      continue;
+    }
     slot.ctx.deadline = Deadline::Earliest(options.run_deadline, Deadline::In(options.tool_timeout));
-    emit({.type = EventType::kToolStarted, .step = options.step, .tool_name = calls[i].name,
-          .tool_call_id = calls[i].id, .data = Json{{"arguments_bytes", calls[i].arguments.size()}}});
+    emit({.type = EventType::kToolStarted, .step = options.step, .text = calls[i].arguments,
+          .tool_name = calls[i].name, .tool_call_id = calls[i].id,
+          .data = Json{{"arguments_bytes", calls[i].arguments.size()}}});
   }
   // Submit after the loop above so that slot setup never races with workers.
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -69,11 +89,14 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
   }
 
   std::unique_lock<std::mutex> lock(state->mu);
+  std::vector<size_t> finished_now;
   for (;;) {
     bool all_done = true;
+    finished_now.clear();
     SteadyClock::time_point next_deadline = SteadyClock::now() + std::chrono::milliseconds(50);
     const bool cancelled = options.run_cancel.cancelled();
-    for (CallSlot& slot : state->slots) {
+    for (size_t i = 0; i < state->slots.size(); ++i) {
+      CallSlot& slot = state->slots[i];
       if (!slot.done) {
         if (cancelled || slot.ctx.deadline.expired()) {
           slot.ctx.cancel.Cancel();
@@ -91,26 +114,29 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
       }
       if (slot.done && !slot.reported) {
         slot.reported = true;
+        finished_now.push_back(i);
+      }
+    }
+    if (!finished_now.empty()) {
+      // A done slot is never written again (workers check `done`), so it is
+      // read without the lock while the sink and the checkpoint do their work.
+      lock.unlock();
+      for (size_t i : finished_now) {
+        const CallSlot& slot = state->slots[i];
         emit({.type = EventType::kToolFinished, .step = options.step, .text = slot.result.ObservationText(),
               .tool_name = slot.call.name, .tool_call_id = slot.call.id, .ok = slot.result.ok,
               .elapsed_ms = slot.elapsed_ms});
+        if (options.on_result) options.on_result(i, RecordOf(slot));
       }
+      lock.lock();
+      continue;  // look again: more may have finished meanwhile
     }
     if (all_done) break;
     state->cv.wait_until(lock, next_deadline);
   }
 
   out.records.reserve(calls.size());
-  for (const CallSlot& slot : state->slots) {
-    ToolResultRecord r;
-    r.tool_call_id = slot.call.id;
-    r.name = slot.call.name;
-    r.ok = slot.result.ok;
-    r.content = slot.result.content;
-    r.error = slot.result.error;
-    r.elapsed_ms = slot.elapsed_ms;
-    out.records.push_back(std::move(r));
-  }
+  for (const CallSlot& slot : state->slots) out.records.push_back(RecordOf(slot));
   return out;
 }
 

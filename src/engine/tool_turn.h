@@ -8,10 +8,13 @@
 // for. A cancelled run gives the unfinished calls a "cancelled" result. Calls
 // beyond `calls_allowed` (the tool-call budget) are not run and get an error
 // result saying so. Events are emitted from the calling thread only.
+// tool_started carries the call's arguments as its text (for UIs; a logging
+// sink must not write it) and their size in data.
 #ifndef MEDREACT_ENGINE_TOOL_TURN_H_
 #define MEDREACT_ENGINE_TOOL_TURN_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,6 +31,12 @@ struct ToolTurnOptions {
   CancellationToken run_cancel;
   int step = 0;
   int calls_allowed = -1;  // -1 = unlimited
+  // Results already in (a resumed turn), by call index: those calls are not
+  // run again; their records are returned as they are.
+  std::map<size_t, ToolResultRecord> finished;
+  // Called on the calling thread as each call's result comes in (not for
+  // `finished` ones), with its index: the agent's checkpoint after every tool call.
+  std::function<void(size_t index, const ToolResultRecord& record)> on_result;
 };
 
 struct ToolTurnResult {

@@ -1,0 +1,79 @@
+// RunState: everything the agent loop needs to go on from where it stopped,
+// as a value that serialises to JSON and back (the durable run store keeps
+// these; Agent::Resume continues from one).
+//
+// A state is taken after every step (phase kBetweenSteps) and after every
+// finished tool call of a turn (phase kInTurn: the turn's assistant message,
+// its step record so far, and the results that are in). Resuming re-runs only
+// the calls of that turn that had not finished, then goes on as the
+// uninterrupted run would have: same messages, same step numbers, same
+// budgets left, same loop-detector memory. Tool calls that had finished are
+// never run twice.
+//
+// The state holds the conversation, so it holds patient data: store it as you
+// would the trace (0600, never in logs).
+#ifndef MEDREACT_RUN_STATE_H_
+#define MEDREACT_RUN_STATE_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "medreact/json.h"
+#include "medreact/message.h"
+#include "medreact/status.h"
+#include "medreact/trace.h"
+
+namespace medreact {
+
+struct RunState {
+  static constexpr int kVersion = 1;
+
+  enum class Phase {
+    kBetweenSteps,  // `step` steps are complete; the next one starts a model call
+    kInTurn,        // step `step` ran its model call; some of its tool calls have results
+  };
+  Phase phase = Phase::kBetweenSteps;
+
+  std::vector<Message> messages;  // the full (unwindowed) conversation, system prompt first
+  int step = 0;                   // steps begun (== completed when kBetweenSteps)
+  int tool_calls = 0;             // tool calls run in completed turns
+  Usage usage;
+  double elapsed_ms = 0;          // wall clock used so far (the timeout counts on from here)
+
+  // Loop detector: fingerprint → times seen, and the fingerprints already nudged.
+  std::map<std::string, int> loop_counts;
+  std::set<std::string> loop_nudged;
+
+  // kInTurn: the assistant turn being acted on, its record so far (model
+  // call, usage, notes), and the results in by call index.
+  Message turn;
+  StepRecord turn_record;
+  std::map<size_t, ToolResultRecord> turn_results;
+
+  // How the last step ended, when it ended the run: "" (going on),
+  // "answered", "model_failed" or "limit" (with the limit's status and reason).
+  std::string outcome;
+  std::string answer;
+  Json final_fields;
+  std::string model_error;
+  std::string limit_status;
+  std::string limit_reason;
+
+  RunTrace trace;  // steps so far, started_at, model, protocol, input
+};
+
+Json ToJson(const RunState& state);
+// InvalidArgument naming the field when `json` is not a RunState of a known version.
+Result<RunState> RunStateFromJson(const Json& json);
+
+// The state's message and trace readers, for stores and tools that keep them.
+Json MessageToStateJson(const Message& message);
+Result<Message> MessageFromStateJson(const Json& json);
+Result<RunTrace> RunTraceFromJson(const Json& json);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_RUN_STATE_H_

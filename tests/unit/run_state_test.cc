@@ -1,0 +1,213 @@
+// RunState and Agent::Resume: a run resumed from any of its checkpoints
+// (after every step and after every finished tool call), through JSON and
+// back, ends exactly as the uninterrupted run did, and never runs a finished
+// tool call twice.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "medreact/agent.h"
+#include "medreact/run_state.h"
+
+namespace medreact {
+namespace {
+
+// A model whose reply depends only on the conversation it is sent (the number
+// of assistant turns in it), so a resumed run meets the same replies as the
+// uninterrupted one. Every reply has fixed call ids and usage.
+class TurnScriptedModel : public ChatModel {
+ public:
+  explicit TurnScriptedModel(std::vector<ModelResponse> turns) : turns_(std::move(turns)) {}
+  Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext&) override {
+    size_t turn = 0;
+    for (const Message& m : request.messages) turn += m.role == Role::kAssistant ? 1 : 0;
+    if (turn >= turns_.size()) return Status::Unavailable("script exhausted at turn " + std::to_string(turn));
+    ModelResponse r = turns_[turn];
+    if (request.tools.empty()) r.message.tool_calls.clear();  // fallback synthesis offers none
+    return r;
+  }
+  std::string name() const override { return "turn-scripted"; }
+  std::string protocol() const override { return "scripted"; }
+
+ private:
+  std::vector<ModelResponse> turns_;
+};
+
+ModelResponse Calls(std::vector<ToolCall> calls, std::string text = "") {
+  ModelResponse r;
+  r.message = Message::Assistant(std::move(text), std::move(calls));
+  r.usage = {10, 5, 15};
+  return r;
+}
+ModelResponse Text(std::string text) { return Calls({}, std::move(text)); }
+ModelResponse Garbage() {
+  ModelResponse r = Text("I think... maybe?");
+  r.parse_error = "neither a TOOL_CALL nor a FINAL_ANSWER line";
+  return r;
+}
+
+struct Counters {
+  std::atomic<int> runs{0};
+};
+
+std::shared_ptr<ToolRegistry> Tools(std::shared_ptr<Counters> counters) {
+  auto registry = std::make_shared<ToolRegistry>();
+  Json params = Json::parse(R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},
+                              "required":["a","b"]})");
+  EXPECT_TRUE(registry
+                  ->Register(MakeFunctionTool({"add", "adds", params},
+                                              [counters](const Json& args, const ToolContext&) {
+                                                ++counters->runs;
+                                                return ToolResult::OkJson(
+                                                    {{"sum", args["a"].get<int>() + args["b"].get<int>()}});
+                                              }))
+                  .ok());
+  EXPECT_TRUE(registry
+                  ->Register(MakeFunctionTool({"fails", "always fails"}, [counters](const Json&, const ToolContext&) {
+                    ++counters->runs;
+                    return ToolResult::Error("no such record");
+                  }))
+                  .ok());
+  EXPECT_TRUE(RegisterFinishTools(*registry).ok());
+  return registry;
+}
+
+ToolCall Add(std::string id, int a, int b) {
+  return {std::move(id), "add", "{\"a\":" + std::to_string(a) + ",\"b\":" + std::to_string(b) + "}"};
+}
+
+// What must be equal between the uninterrupted and the resumed run: all but timings.
+Json Comparable(const RunResult& r) {
+  Json steps = Json::array();
+  for (const StepRecord& s : r.trace.steps) {
+    Json results = Json::array();
+    for (const ToolResultRecord& t : s.tool_results) {
+      results.push_back({t.tool_call_id, t.name, t.ok, t.content, t.error});
+    }
+    steps.push_back({{"index", s.index}, {"kind", s.kind}, {"assistant", MessageToStateJson(s.assistant)},
+                     {"results", results}, {"notes", s.notes}, {"usage", ToJson(s.usage)},
+                     {"parse_error", s.parse_error}, {"model_error", s.model_error}});
+  }
+  Json messages = Json::array();
+  for (const Message& m : r.messages) messages.push_back(MessageToStateJson(m));
+  return Json{{"status", RunStatusName(r.status)}, {"answer", r.answer},   {"error", r.error},
+              {"final_fields", r.final_fields},      {"steps", r.steps},   {"tool_calls", r.tool_calls},
+              {"usage", ToJson(r.usage)},            {"trace_steps", steps}, {"messages", messages},
+              {"trace_status", r.trace.status},      {"trace_input", r.trace.input}};
+}
+
+struct Scenario {
+  std::string name;
+  std::vector<ModelResponse> turns;
+  AgentOptions options;
+};
+
+void CheckEveryResumeEqualsTheRun(const Scenario& scenario) {
+  SCOPED_TRACE(scenario.name);
+  auto counters = std::make_shared<Counters>();
+  std::vector<RunState> checkpoints;
+  AgentOptions options = scenario.options;
+  options.on_checkpoint = [&](const RunState& s) { checkpoints.push_back(s); };
+  Agent agent(std::make_shared<TurnScriptedModel>(scenario.turns), Tools(counters), options);
+  const RunResult whole = agent.Run({.message = "add things up"});
+  const Json expected = Comparable(whole);
+  const int tool_runs = counters->runs.load();
+  ASSERT_GE(checkpoints.size(), 3u);
+
+  for (size_t k = 0; k < checkpoints.size(); ++k) {
+    SCOPED_TRACE("checkpoint " + std::to_string(k) + " (step " + std::to_string(checkpoints[k].step) + ", " +
+                 (checkpoints[k].phase == RunState::Phase::kInTurn ? "in turn" : "between steps") + ")");
+    // Through JSON text and back, as a store would keep it.
+    Result<Json> text = ParseJson(DumpJson(ToJson(checkpoints[k])));
+    ASSERT_TRUE(text.ok());
+    Result<RunState> state = RunStateFromJson(*text);
+    ASSERT_TRUE(state.ok()) << state.status().ToString();
+    EXPECT_EQ(ToJson(*state), ToJson(checkpoints[k]));
+
+    auto resumed_counters = std::make_shared<Counters>();
+    AgentOptions plain = scenario.options;
+    Agent again(std::make_shared<TurnScriptedModel>(scenario.turns), Tools(resumed_counters), plain);
+    const RunResult resumed = again.Resume(*state);
+    EXPECT_EQ(Comparable(resumed), expected);
+
+    // Only the calls that had not finished at the checkpoint ran again.
+    // (final_answer counts nothing; a call refused by the budget never ran.)
+    auto ran = [](const ToolResultRecord& r) {
+      return r.name != "final_answer" && r.error.find("budget") == std::string::npos;
+    };
+    int done_before = 0;
+    for (const StepRecord& s : state->trace.steps) {
+      for (const ToolResultRecord& r : s.tool_results) done_before += ran(r) ? 1 : 0;
+    }
+    for (const auto& [index, r] : state->turn_results) done_before += ran(r) ? 1 : 0;
+    EXPECT_EQ(resumed_counters->runs.load(), tool_runs - done_before);
+  }
+}
+
+TEST(RunStateTest, ResumingFromEveryCheckpointEndsAsTheRunDid) {
+  Scenario s{"answers after calls, a bad reply, a failing tool and a loop nudge",
+             {Calls({Add("a1", 1, 2), {"a2", "fails", "{}"}, Add("a3", 5, 5)}, "two sums and a lookup"),
+              Garbage(),
+              Calls({Add("b1", 3, 4)}),
+              Calls({Add("c1", 3, 4)}),  // the same call again: the nudge (threshold 2)
+              Text("The sums are 3, 10 and 7.")},
+             {}};
+  s.options.stuck_threshold = 2;
+  s.options.max_parallel_tools = 1;  // results arrive in call order, so checkpoints are reproducible
+  CheckEveryResumeEqualsTheRun(s);
+}
+
+TEST(RunStateTest, ResumingARunThatHitsItsStepLimitSynthesisesTheSameAnswer) {
+  Scenario s{"max steps, then fallback synthesis",
+             {Calls({Add("a1", 1, 1)}), Calls({Add("b1", 2, 2)}), Calls({Add("c1", 3, 3)}),
+              Text("Best effort: 2, 4 and 6.")},
+             {}};
+  s.options.max_steps = 3;
+  CheckEveryResumeEqualsTheRun(s);
+}
+
+TEST(RunStateTest, ResumingARunEndedByAFinishingToolOrABudgetKeepsItsEnd) {
+  Scenario finish{"final_answer",
+                  {Calls({Add("a1", 1, 2)}), Calls({{"f1", "final_answer", R"({"answer":"3"})"}})},
+                  {}};
+  CheckEveryResumeEqualsTheRun(finish);
+  Scenario budget{"tool-call budget",
+                  {Calls({Add("a1", 1, 2), Add("a2", 2, 3)}), Calls({Add("b1", 4, 4), Add("b2", 5, 5)}),
+                   Text("partial")},
+                  {}};
+  budget.options.tool_call_budget = 3;
+  budget.options.max_parallel_tools = 1;
+  CheckEveryResumeEqualsTheRun(budget);
+}
+
+TEST(RunStateTest, ABrokenStateIsRefusedNamingTheField) {
+  auto problem = [](Json j) {
+    Result<RunState> s = RunStateFromJson(j);
+    EXPECT_FALSE(s.ok());
+    return s.ok() ? std::string() : s.status().message();
+  };
+  RunState good;
+  good.messages = {Message::System("s"), Message::User("u")};
+  Json j = ToJson(good);
+  ASSERT_TRUE(RunStateFromJson(j).ok());
+  Json v = j;
+  v["version"] = 99;
+  EXPECT_NE(problem(v).find("version 99"), std::string::npos);
+  v = j;
+  v["messages"][1]["role"] = "robot";
+  EXPECT_NE(problem(v).find("role"), std::string::npos);
+  v = j;
+  v["step"] = -1;
+  EXPECT_NE(problem(v).find("'step'"), std::string::npos);
+  v = j;
+  v["phase"] = "in_turn";
+  v["turn_results"] = {{"3", {{"tool_call_id", "x"}, {"name", "add"}, {"ok", true}}}};
+  EXPECT_NE(problem(v).find("turn_results.3"), std::string::npos);
+  EXPECT_NE(problem(Json::array()).find("object"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace medreact
