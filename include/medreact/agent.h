@@ -42,6 +42,12 @@ const char* RunStatusName(RunStatus status);  // "finished", "max_steps", ...
 
 enum class AgentState { kIdle, kRunning, kFinished, kError };
 
+// What an answer check (AgentOptions::check_answer) says of an answer.
+struct AnswerCheck {
+  bool accepted = true;
+  std::string feedback;  // when not accepted: what is wrong, shown to the model as is
+};
+
 struct AgentOptions {
   // System prompt; the first message of every request. Default: a generic
   // tool-using assistant prompt (kDefaultSystemPrompt).
@@ -73,6 +79,16 @@ struct AgentOptions {
   // task are sent; never separates a tool call from its results. 0 = all.
   size_t max_history_messages = 0;
   EventSink on_event;                // Default: none
+  // Checks every answer before the run accepts it: a plain-text answer, or
+  // the arguments of a successful finishing tool. A rejected answer goes back
+  // to the model with the feedback (a user turn after a text answer, the
+  // finishing tool's error result after a call) and the run goes on, at most
+  // `max_answer_retries` times and only while steps and time remain; after
+  // that the last answer ends the run with RunResult::answer_accepted false.
+  // (Extraction validates its JSON against the user's schema here, so its
+  // corrections are steps of one run, one trace.) Default: none.
+  std::function<AnswerCheck(const std::string& answer, const Json& final_fields)> check_answer;
+  int max_answer_retries = 2;        // Default: 2
   // The checkpoint port: called with the loop's whole state after every step
   // and after every finished tool call, on the thread running the loop; a
   // durable store saves it and Agent::Resume() goes on from it. Building the
@@ -110,6 +126,11 @@ struct RunResult {
   Usage usage;
   RunTrace trace;
   std::vector<Message> messages;     // the whole conversation, for a next turn
+  // The answer check, when one is set: answers checked, whether the last
+  // was accepted, and its feedback when it was not.
+  int answers_checked = 0;
+  bool answer_accepted = true;
+  std::string answer_feedback;
 };
 
 class Agent {

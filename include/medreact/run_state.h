@@ -62,6 +62,13 @@ struct RunState {
   std::string limit_status;
   std::string limit_reason;
 
+  // The answer check (AgentOptions::check_answer): answers checked so far,
+  // rejections, and the last verdict.
+  int answers_checked = 0;
+  int answer_rejections = 0;
+  bool answer_accepted = true;
+  std::string answer_feedback;
+
   RunTrace trace;  // steps so far, started_at, model, protocol, input
 };
 

@@ -157,6 +157,9 @@ class Agent::Loop {
   // Records a finished step in the trace, emits step_finished and checkpoints.
   StepOutcome EndStep(StepRecord rec, SteadyClock::time_point step_start, StepOutcome outcome);
   StepOutcome AfterTools(const Message& assistant, StepRecord& rec);
+  // The answer check: true when `answer` ends the run (accepted, or no retry
+  // left); false when it goes back to the model with `*feedback`.
+  bool TakeAnswer(const std::string& answer, const Json& fields, std::string* feedback);
   RunState Snapshot(RunState::Phase phase, StepOutcome outcome) const;
   void Checkpoint(StepOutcome outcome);
   void CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
@@ -197,6 +200,10 @@ class Agent::Loop {
   int tool_calls_made_ = 0;
   Usage usage_;
   std::string answer_;
+  int answers_checked_ = 0;
+  int answer_rejections_ = 0;
+  bool answer_accepted_ = true;
+  std::string answer_feedback_;
   Json final_fields_;
   std::string model_error_;
   RunStatus limit_status_ = RunStatus::kError;
@@ -318,6 +325,9 @@ RunResult Agent::Loop::Run(const RunState* resume) {
   trace_.elapsed_ms = MsSince(started_);
   result.trace = std::move(trace_);
   result.messages = std::move(messages_);
+  result.answers_checked = answers_checked_;
+  result.answer_accepted = answer_accepted_;
+  result.answer_feedback = answer_feedback_;
   Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
         .elapsed_ms = result.trace.elapsed_ms,
         .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
@@ -404,11 +414,19 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     return EndStep(std::move(rec), step_start, outcome);
   }
   if (!assistant.has_tool_calls()) {
-    // No tool call: the model has answered (seed 000, step 2).
-    answer_ = assistant.content;
-    final_fields_ = response->final_fields;
-    messages_.push_back(std::move(assistant));
-    return EndStep(std::move(rec), step_start, StepOutcome::kAnswered);
+    // No tool call: the model has answered (seed 000, step 2), unless the
+    // answer check sends it back.
+    std::string feedback;
+    const bool taken = TakeAnswer(assistant.content, response->final_fields, &feedback);
+    messages_.push_back(assistant);
+    if (taken) {
+      answer_ = assistant.content;
+      final_fields_ = response->final_fields;
+      return EndStep(std::move(rec), step_start, StepOutcome::kAnswered);
+    }
+    messages_.push_back(Message::User(feedback));
+    rec.notes.push_back("answer sent back by the answer check");
+    return EndStep(std::move(rec), step_start, AfterTools(assistant, rec));
   }
   messages_.push_back(assistant);
   return Act(assistant, std::move(rec), step_start, {});
@@ -433,23 +451,33 @@ Agent::Loop::StepOutcome Agent::Loop::Act(const Message& assistant, StepRecord r
   ToolTurnResult done = RunToolTurn(agent_.tools_, assistant.tool_calls, turn, pool_,
                                     [this](Event e) { Emit(std::move(e)); });
   tool_calls_made_ += done.calls_run;
-  for (const ToolResultRecord& r : done.records) {
-    messages_.push_back(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error));
-  }
   rec.tool_results = std::move(done.records);
-  // A successful finishing tool ends the run with its answer.
+  // A successful finishing tool ends the run with its answer, unless the
+  // answer check turns its result into the error the model sees.
   for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
     const ToolCall& call = assistant.tool_calls[i];
-    const ToolResultRecord& r = rec.tool_results[i];
+    ToolResultRecord& r = rec.tool_results[i];
     if (!r.ok || std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) ==
                      options_.finish_tools.end()) {
       continue;
     }
     Json args = ParseJson(call.arguments).value_or(Json::object());
-    answer_ = args.contains("answer") && args["answer"].is_string() ? args["answer"].get<std::string>()
-                                                                    : r.content;
+    std::string answer = args.contains("answer") && args["answer"].is_string() ? args["answer"].get<std::string>()
+                                                                               : r.content;
+    std::string feedback;
+    if (!TakeAnswer(answer, args, &feedback)) {
+      r.ok = false;
+      r.content.clear();
+      r.error = feedback;
+      rec.notes.push_back("answer sent back by the answer check");
+      break;
+    }
+    answer_ = std::move(answer);
     final_fields_ = std::move(args);
     break;
+  }
+  for (const ToolResultRecord& r : rec.tool_results) {
+    messages_.push_back(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error));
   }
   StepOutcome outcome = answer_.empty() ? AfterTools(assistant, rec) : StepOutcome::kAnswered;
   return EndStep(std::move(rec), step_start, outcome);
@@ -463,6 +491,28 @@ Agent::Loop::StepOutcome Agent::Loop::EndStep(StepRecord rec, SteadyClock::time_
   trace_.steps.push_back(std::move(rec));
   Checkpoint(outcome);
   return outcome;
+}
+
+bool Agent::Loop::TakeAnswer(const std::string& answer, const Json& fields, std::string* feedback) {
+  if (!options_.check_answer) return true;
+  ++answers_checked_;
+  AnswerCheck check;
+  try {
+    check = options_.check_answer(answer, fields);
+  } catch (const std::exception& e) {
+    check = {false, std::string("the answer check failed: ") + Preview(e.what(), 200)};
+  }
+  answer_accepted_ = check.accepted;
+  answer_feedback_ = check.accepted ? "" : check.feedback;
+  if (check.accepted) return true;
+  // Another try only while one is allowed and a step and time remain for it.
+  const bool may_retry = answer_rejections_ < options_.max_answer_retries && step_ < options_.max_steps &&
+                         !OutOfTime() && !agent_.cancel_.cancelled();
+  if (!may_retry) return true;
+  ++answer_rejections_;
+  *feedback = check.feedback.empty() ? "Error: the answer was not accepted; check it and answer again."
+                                     : check.feedback;
+  return false;
 }
 
 RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const {
@@ -488,6 +538,10 @@ RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const
     s.limit_status = RunStatusName(limit_status_);
     s.limit_reason = limit_reason_;
   }
+  s.answers_checked = answers_checked_;
+  s.answer_rejections = answer_rejections_;
+  s.answer_accepted = answer_accepted_;
+  s.answer_feedback = answer_feedback_;
   s.trace = trace_;
   return s;
 }
@@ -524,6 +578,10 @@ Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
   answer_ = state.answer;
   final_fields_ = state.final_fields;
   model_error_ = state.model_error;
+  answers_checked_ = state.answers_checked;
+  answer_rejections_ = state.answer_rejections;
+  answer_accepted_ = state.answer_accepted;
+  answer_feedback_ = state.answer_feedback;
   Emit({.type = EventType::kRunStarted,
         .data = Json{{"model", trace_.model},
                      {"protocol", trace_.protocol},

@@ -3,6 +3,7 @@
 // field is an error naming the field, never an exception.
 #include "medreact/run_state.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace medreact {
@@ -248,6 +249,10 @@ Json ToJson(const RunState& s) {
               {"model_error", s.model_error},
               {"limit_status", s.limit_status},
               {"limit_reason", s.limit_reason},
+              {"answers_checked", s.answers_checked},
+              {"answer_rejections", s.answer_rejections},
+              {"answer_accepted", s.answer_accepted},
+              {"answer_feedback", s.answer_feedback},
               {"trace", TraceJson(s.trace)}};
 }
 
@@ -323,6 +328,10 @@ Result<RunState> RunStateFromJson(const Json& j) {
   s.model_error = StringOr(j, "model_error");
   s.limit_status = StringOr(j, "limit_status");
   s.limit_reason = StringOr(j, "limit_reason");
+  s.answers_checked = static_cast<int>(std::clamp<int64_t>(IntegerOr(j, "answers_checked", 0), 0, INT32_MAX));
+  s.answer_rejections = static_cast<int>(std::clamp<int64_t>(IntegerOr(j, "answer_rejections", 0), 0, INT32_MAX));
+  s.answer_accepted = BoolOr(j, "answer_accepted", true);
+  s.answer_feedback = StringOr(j, "answer_feedback");
   Result<RunTrace> trace = RunTraceFromJson(j.value("trace", Json::object()));
   if (!trace.ok()) return trace.status();
   s.trace = std::move(*trace);

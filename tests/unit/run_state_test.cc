@@ -183,6 +183,59 @@ TEST(RunStateTest, ResumingARunEndedByAFinishingToolOrABudgetKeepsItsEnd) {
   CheckEveryResumeEqualsTheRun(budget);
 }
 
+// Accepts only answers that say "final"; says why otherwise.
+AnswerCheck SaysFinal(const std::string& answer, const Json&) {
+  if (answer.find("final") != std::string::npos) return {};
+  return {false, "The answer must say 'final'."};
+}
+
+TEST(RunStateTest, ResumingKeepsTheAnswerChecksCount) {
+  Scenario s{"answers sent back by the answer check, by text and by finishing tool",
+             {Calls({Add("a1", 1, 2)}), Text("3"), Calls({{"f1", "final_answer", R"({"answer":"three"})"}}),
+              Text("final: 3")},
+             {}};
+  s.options.check_answer = SaysFinal;
+  CheckEveryResumeEqualsTheRun(s);
+}
+
+TEST(AnswerCheckTest, RejectedAnswersGoBackUntilTheRetriesAreSpentThenTheLastOneStands) {
+  auto counters = std::make_shared<Counters>();
+  AgentOptions options;
+  options.check_answer = SaysFinal;
+  options.max_answer_retries = 1;
+  std::vector<ModelResponse> turns = {Text("3"), Calls({{"f1", "final_answer", R"({"answer":"three"})"}}),
+                                      Text("never reached")};
+  Agent agent(std::make_shared<TurnScriptedModel>(turns), Tools(counters), options);
+  RunResult r = agent.Run({.message = "add"});
+  EXPECT_EQ(r.status, RunStatus::kFinished);
+  EXPECT_EQ(r.steps, 2);
+  EXPECT_EQ(r.answer, "three");  // the retry was spent on "3": this one stands, marked
+  EXPECT_EQ(r.answers_checked, 2);
+  EXPECT_FALSE(r.answer_accepted);
+  EXPECT_EQ(r.answer_feedback, "The answer must say 'final'.");
+  // The first answer went back as a user turn right after it.
+  ASSERT_GE(r.messages.size(), 4u);
+  EXPECT_EQ(r.messages[2].content, "3");
+  EXPECT_EQ(r.messages[3].role, Role::kUser);
+  EXPECT_EQ(r.messages[3].content, "The answer must say 'final'.");
+}
+
+TEST(AnswerCheckTest, AFinishingToolsRejectedAnswerIsItsErrorResultAndTheRunGoesOn) {
+  auto counters = std::make_shared<Counters>();
+  AgentOptions options;
+  options.check_answer = SaysFinal;
+  std::vector<ModelResponse> turns = {Calls({{"f1", "final_answer", R"({"answer":"three"})"}}), Text("final: 3")};
+  Agent agent(std::make_shared<TurnScriptedModel>(turns), Tools(counters), options);
+  RunResult r = agent.Run({.message = "add"});
+  EXPECT_EQ(r.answer, "final: 3");
+  EXPECT_TRUE(r.answer_accepted);
+  ASSERT_EQ(r.trace.steps.size(), 2u);
+  ASSERT_EQ(r.trace.steps[0].tool_results.size(), 1u);
+  EXPECT_FALSE(r.trace.steps[0].tool_results[0].ok);
+  EXPECT_EQ(r.messages[3].role, Role::kTool);
+  EXPECT_EQ(r.messages[3].content, "Error: The answer must say 'final'.");
+}
+
 TEST(RunStateTest, ABrokenStateIsRefusedNamingTheField) {
   auto problem = [](Json j) {
     Result<RunState> s = RunStateFromJson(j);

@@ -38,45 +38,43 @@ class Extraction {
              const JsonSchema& schema)
       : task_(task), config_(config), tools_(std::move(tools)), schema_(schema) {}
 
-  // Runs the attempts with `model`; fills `out` except the planner label.
-  // `may_fall_back`: stop after a first run in which the model never answered.
+  // One agent run with `model`: the answer check validates every answer
+  // against the schema and sends a failing one back with its problems (at
+  // most max_validation_retries times), so the corrections are steps of the
+  // same run and the same trace. Fills `out` except the planner label.
+  // `may_fall_back`: stop when the model never answered, for the caller to
+  // hand the task to the planner.
   void Run(std::shared_ptr<ChatModel> model, bool may_fall_back, ExtractionOutcome& out) {
-    const ToolCalling tool_calling = model->capabilities().tool_calling;
-    std::string message = ExtractionTaskMessage(task_);
-    std::vector<Message> history;
-    int turns_left = config_.max_iterations;
-    int calls_left = config_.tool_call_budget;
-    const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
-    for (int attempt = 0; attempt <= config_.max_validation_retries && turns_left > 0; ++attempt) {
-      AgentOptions options;
-      options.system_prompt = ExtractionSystemPrompt(tool_calling);
-      options.max_steps = turns_left;
-      // 0 would mean "unlimited" to the agent: a spent budget still allows one call in a retry.
-      options.tool_call_budget = std::max(calls_left, 1);
-      options.timeout = std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()));
-      options.tool_timeout = config_.tool_timeout;
-      options.temperature = config_.temperature;
-      options.max_tokens = config_.max_tokens;
-      options.stream = config_.stream;
-      options.on_event = config_.on_event;
-      options.cancel = config_.cancel;
-      Agent agent(model, tools_, options);
-      RunResult run = agent.Run({.message = message, .history = history});
-      turns_left -= run.steps;
-      calls_left -= run.tool_calls;
-      const bool never_answered = ModelNeverAnswered(run);
-      Merge(run, out);  // moves the steps out of `run`
-      if (attempt == 0 && may_fall_back && never_answered && !config_.cancel.cancelled()) {
-        never_answered_ = true;
-        return;
-      }
-      Attempt a = Check(run.answer);
+    AgentOptions options;
+    options.system_prompt = ExtractionSystemPrompt(model->capabilities().tool_calling);
+    options.max_steps = config_.max_iterations;
+    options.tool_call_budget = config_.tool_call_budget;
+    options.timeout = config_.timeout;
+    options.tool_timeout = config_.tool_timeout;
+    options.temperature = config_.temperature;
+    options.max_tokens = config_.max_tokens;
+    options.stream = config_.stream;
+    options.on_event = config_.on_event;
+    options.cancel = config_.cancel;
+    options.max_answer_retries = config_.max_validation_retries;
+    options.check_answer = [this](const std::string& answer, const Json&) {
+      Attempt a = Check(answer);
       attempts_.push_back(a);
-      if (a.answer && a.problems.empty()) break;
-      if (run.status == RunStatus::kError || run.status == RunStatus::kTimeout || config_.cancel.cancelled()) break;
-      message = a.answer ? ValidationFeedback(a.problems) : NoJsonFeedback(a.parse_error);
-      history = std::move(run.messages);
+      if (a.answer && a.problems.empty()) return AnswerCheck{};
+      return AnswerCheck{false, a.answer ? ValidationFeedback(a.problems) : NoJsonFeedback(a.parse_error)};
+    };
+    Agent agent(model, tools_, options);
+    RunResult run = agent.Run({.message = ExtractionTaskMessage(task_)});
+    if (may_fall_back && ModelNeverAnswered(run) && !config_.cancel.cancelled()) {
+      never_answered_ = true;
+      attempts_.clear();
+      Record(run, out);
+      return;
     }
+    // An answer the check did not see (fallback synthesis after a limit, or
+    // the engine's own "no final answer" text) is checked here, as the last attempt.
+    if (run.status != RunStatus::kFinished) attempts_.push_back(Check(run.answer));
+    Record(run, out);
   }
 
   bool never_answered() const { return never_answered_; }
@@ -100,34 +98,17 @@ class Extraction {
     return a;
   }
 
-  // Appends a run's steps to the outcome's trace (numbered on) and records what it did.
-  void Merge(RunResult& run, ExtractionOutcome& out) {
-    RunTrace& trace = out.trace;
-    const int offset = static_cast<int>(trace.steps.size());
-    if (!merged_) {
-      trace = run.trace;
-      trace.steps.clear();
-      trace.usage = Usage{};
-      trace.elapsed_ms = 0;
-      merged_ = true;
-    }
-    for (StepRecord& step : run.trace.steps) {
-      step.index += offset;
+  // Takes the run's trace and records what it did.
+  void Record(RunResult& run, ExtractionOutcome& out) {
+    for (const StepRecord& step : run.trace.steps) {
       for (const ToolResultRecord& r : step.tool_results) {
         tools_used_.insert(r.name);
         if (!r.ok) errors_.push_back(r.name + ": " + Preview(r.error, 300));
       }
       if (!step.model_error.empty()) errors_.push_back("model: " + step.model_error);
-      trace.steps.push_back(std::move(step));
     }
-    trace.status = run.trace.status;
-    trace.answer = run.trace.answer;
-    trace.error = run.trace.error;
-    trace.final_fields = run.trace.final_fields;
-    trace.usage += run.trace.usage;
-    trace.elapsed_ms += run.trace.elapsed_ms;
-    iterations_ += run.steps;
-    tool_calls_ += run.tool_calls;
+    iterations_ = run.steps;
+    tool_calls_ = run.tool_calls;
     out.status = run.status;
     if (run.final_fields.is_object() && run.final_fields.contains("plan_notes")) {
       for (const Json& n : run.final_fields["plan_notes"]) {
@@ -135,13 +116,13 @@ class Extraction {
       }
     }
     if (!run.error.empty()) errors_.push_back(run.error);
+    out.trace = std::move(run.trace);
   }
 
   const ExtractionTask& task_;
   const ExtractionConfig& config_;
   std::shared_ptr<const ToolRegistry> tools_;
   const JsonSchema& schema_;
-  bool merged_ = false;
   bool never_answered_ = false;
   std::vector<Attempt> attempts_;
   std::set<std::string> tools_used_;

@@ -6,15 +6,15 @@
 //   config.rag = index; config.extras = hints;   // optional
 //   ExtractionOutcome out = RunExtraction({.note = text, .schema = schema}, config);
 //
-// The loop: one Agent run until the model answers without a tool call; the
-// answer's JSON is validated against the schema; a non-validating (or
-// missing) answer goes back to the model with the problems listed, in the
-// same conversation, at most `max_validation_retries` times; then the best
+// The loop: one Agent run, whose answer check (AgentOptions::check_answer)
+// validates each answer's JSON against the schema; a non-validating (or
+// missing) answer goes back to the model with the problems listed, as a step
+// of the same run, at most `max_validation_retries` times; then the best
 // answer (the last one that parsed) is returned with its problems. Model
-// turns (`max_iterations`) and tool calls (`tool_call_budget`) are budgets
-// over the whole extraction, retries included. When a configured model never
-// answers (unreachable, refused), the offline planner extracts instead and
-// the result says so. The trace holds every attempt's steps.
+// turns (`max_iterations`) and tool calls (`tool_call_budget`) are the run's
+// budgets, corrections included. When a configured model never answers
+// (unreachable, refused), the offline planner extracts instead and the
+// result says so. The trace is the run's: every attempt's steps.
 #ifndef MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
 #define MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
 
