@@ -7,7 +7,7 @@
 // Run() moves IDLE → RUNNING and loops step() = think() (one model call) then
 // act() (the turn's tool calls, concurrently on a bounded pool, results in call
 // order) until the model answers without calling a tool, a finishing tool
-// (`final_answer`, `terminate`, or an app's own) is called, or a limit is hit:
+// (`final_answer`, `terminate`, `terminate_and_answer`, or an app's own) is called, or a limit is hit:
 // max steps, wall-clock timeout, token budget, tool-call budget, or a loop
 // (the same call or text repeated → one nudge, then `stuck`). On a limit the
 // agent makes one last call without tools for the best answer from what it has
@@ -68,7 +68,7 @@ struct AgentOptions {
   int stuck_threshold = 3;           // repeats before the nudge; one more → `stuck`. Default: 3
   // Tools whose successful call ends the run; the answer is their "answer"
   // argument if present, else their result. Default: final_answer, terminate.
-  std::vector<std::string> finish_tools = {"final_answer", "terminate"};
+  std::vector<std::string> finish_tools = {"final_answer", "terminate", "terminate_and_answer"};
   bool fallback_synthesis = true;    // one last tool-less call on a limit. Default: true
   Millis fallback_timeout{60'000};   // deadline for that call (within `timeout`). Default: 60 s
   std::string tool_choice = "auto";  // sent when tools are offered. Default: "auto"
@@ -105,8 +105,9 @@ struct AgentOptions {
 extern const char kDefaultSystemPrompt[];
 
 // Registers the built-in finishing tools: `final_answer` {answer} ends the run
-// with that answer; `terminate` {reason, answer?} ends it too (seed 004's
-// terminate). A model that answers in plain text needs neither; they are for
+// with that answer; `terminate` {reason, answer?} ends it too; and seed 004's
+// `terminate_and_answer` {answer, confidence: high|medium|low, reasoning}
+// ends it with the answer, the other two kept in RunResult::final_fields. A model that answers in plain text needs neither; they are for
 // models and apps that prefer an explicit end.
 Status RegisterFinishTools(ToolRegistry& registry);
 

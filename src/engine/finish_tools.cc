@@ -20,6 +20,16 @@ Status RegisterFinishTools(ToolRegistry& registry) {
         "description":"Why the task ends (e.g. 'completed', 'cannot be completed: ...')."},
         "answer":{"type":"string","description":"The final answer, if any."}},
         "required":["reason"]})")};
+  // Seed 004's special tool: terminate_and_answer("4", "high", "Simple arithmetic").
+  ToolSpec terminate_and_answer{
+      "terminate_and_answer",
+      "Give the final answer with how confident you are and why, and end the task.",
+      Json::parse(R"({"type":"object","properties":{
+        "answer":{"type":"string","description":"The complete final answer."},
+        "confidence":{"type":"string","enum":["high","medium","low"],
+          "description":"How sure the answer is, given what the tools showed."},
+        "reasoning":{"type":"string","description":"In one or two sentences, why this is the answer."}},
+        "required":["answer","confidence","reasoning"]})")};
   auto echo = [](const Json& args, const ToolContext&) {
     if (args.contains("answer") && args["answer"].is_string()) {
       return ToolResult::Ok(args["answer"].get<std::string>());
@@ -27,6 +37,7 @@ Status RegisterFinishTools(ToolRegistry& registry) {
     return ToolResult::Ok(args.value("reason", std::string("terminated")));
   };
   if (Status s = registry.Register(MakeFunctionTool(std::move(final_answer), echo)); !s.ok()) return s;
+  if (Status s = registry.Register(MakeFunctionTool(std::move(terminate_and_answer), echo)); !s.ok()) return s;
   return registry.Register(MakeFunctionTool(std::move(terminate), echo));
 }
 

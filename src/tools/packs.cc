@@ -1,5 +1,7 @@
 #include "tools/packs.h"
 
+#include <algorithm>
+
 #include "medreact/agent.h"
 #include "tools/calc/calc_pack.h"
 #include "tools/fhir/fhir_pack.h"
@@ -8,21 +10,6 @@
 #include "tools/util/util_pack.h"
 
 namespace medreact {
-
-std::vector<PackInfo> KnownPacks() {
-  return {
-      {"util", "current_time and a safe calculator; no patient data, no network"},
-      {"finish", "final_answer and terminate: explicit end-of-task tools"},
-      {"fhir", "a patient's FHIR R4 record (read-only): manifest, history, labs, medications, vitals, "
-               "allergies, imaging; needs a bundle the user names"},
-      {"calc", "clinical calculators (renal function, scores, ...), each citing its published formula; "
-               "units converted; no patient data, no network"},
-      {"growth", "pediatric growth z-scores and percentiles (CDC 2000, WHO 2006/2007 LMS tables) and "
-                 "malnutrition bands; no patient data, no network"},
-      {"rag", "query_rag over a guideline folder (SQLite FTS5/BM25) and query_extras over a hints file; "
-              "reads only the paths the user names (--corpus, --extras)"},
-  };
-}
 
 std::vector<std::string> SplitPackList(const std::string& list) {
   std::vector<std::string> out;
@@ -78,33 +65,62 @@ Status RegisterRag(ToolRegistry& registry, const PackContext& context) {
     if (!loaded.ok()) return loaded.status();
     extras = std::make_shared<const ExtrasFile>(std::move(*loaded));
   }
-  return RegisterRagTools(registry, std::move(index), std::move(extras));
+  return RegisterRagPack(registry, std::move(index), std::move(extras));
+}
+
+// The pack table: one row per pack, its name, what it holds and reaches,
+// and how it registers. A new pack is one row here.
+struct PackRow {
+  const char* name;
+  const char* description;
+  Status (*register_pack)(ToolRegistry& registry, const PackContext& context);
+};
+
+const std::vector<PackRow>& PackTable() {
+  static const std::vector<PackRow> kPacks = {
+      {"util", "current_time and a safe calculator; no patient data, no network",
+       [](ToolRegistry& r, const PackContext&) { return RegisterUtilPack(r); }},
+      {"finish", "final_answer, terminate and terminate_and_answer: explicit end-of-task tools",
+       [](ToolRegistry& r, const PackContext&) { return RegisterFinishTools(r); }},
+      {"fhir",
+       "a patient's FHIR R4 record (read-only): manifest, history, labs, medications, vitals, allergies, "
+       "imaging; needs a bundle the user names",
+       &RegisterFhir},
+      {"calc",
+       "clinical calculators (renal function, scores, ...), each citing its published formula; units "
+       "converted; no patient data, no network",
+       [](ToolRegistry& r, const PackContext&) { return RegisterCalcPack(r); }},
+      {"growth",
+       "pediatric growth z-scores and percentiles (CDC 2000, WHO 2006/2007 LMS tables) and malnutrition "
+       "bands; no patient data, no network",
+       [](ToolRegistry& r, const PackContext&) { return RegisterGrowthPack(r); }},
+      {"rag",
+       "query_rag over a guideline folder (SQLite FTS5/BM25) and query_extras over a hints file; reads only "
+       "the paths the user names (--corpus, --extras)",
+       &RegisterRag},
+  };
+  return kPacks;
 }
 
 }  // namespace
 
+std::vector<PackInfo> KnownPacks() {
+  std::vector<PackInfo> out;
+  for (const PackRow& row : PackTable()) out.push_back({row.name, row.description});
+  return out;
+}
+
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
                      const PackContext& context) {
+  const std::vector<PackRow>& table = PackTable();
   for (const auto& pack : packs) {
-    Status s;
-    if (pack == "util") {
-      s = RegisterUtilPack(registry);
-    } else if (pack == "finish") {
-      s = RegisterFinishTools(registry);
-    } else if (pack == "calc") {
-      s = RegisterCalcPack(registry);
-    } else if (pack == "growth") {
-      s = RegisterGrowthPack(registry);
-    } else if (pack == "fhir") {
-      s = RegisterFhir(registry, context);
-    } else if (pack == "rag") {
-      s = RegisterRag(registry, context);
-    } else {
+    auto row = std::find_if(table.begin(), table.end(), [&](const PackRow& r) { return pack == r.name; });
+    if (row == table.end()) {
       std::string known;
-      for (const auto& p : KnownPacks()) known += (known.empty() ? "" : ", ") + p.name;
+      for (const PackRow& r : table) known += (known.empty() ? "" : ", ") + std::string(r.name);
       return Status::InvalidArgument("unknown tool pack '" + pack + "' (known packs: " + known + ")");
     }
-    if (!s.ok()) return s.WithContext("pack '" + pack + "'");
+    if (Status s = row->register_pack(registry, context); !s.ok()) return s.WithContext("pack '" + pack + "'");
   }
   return Status::OK();
 }

@@ -386,6 +386,15 @@ TEST_F(AgentTest, FinishToolEndsTheRunWithItsAnswer) {
   EXPECT_EQ(r.messages.back().role, Role::kTool);
 }
 
+TEST_F(AgentTest, SeedFourTerminateAndAnswerEndsTheRunKeepingConfidenceAndReasoning) {
+  model_->PushCalls({{"terminate_and_answer", R"({"answer":"4","confidence":"high","reasoning":"Simple arithmetic"})"}});
+  RunResult r = Run();
+  EXPECT_EQ(r.status, RunStatus::kFinished);
+  EXPECT_EQ(r.answer, "4");
+  EXPECT_EQ(r.final_fields["confidence"], "high");
+  EXPECT_EQ(r.final_fields["reasoning"], "Simple arithmetic");
+}
+
 TEST_F(AgentTest, InvalidFinishCallDoesNotFinish) {
   model_->PushCalls({{"final_answer", R"({"text":"wrong field"})"}});
   model_->PushText("plain answer");

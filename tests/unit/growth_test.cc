@@ -798,3 +798,26 @@ TEST_F(GrowthInterpretTest, SaysWhichIndicatorAndThatOneIsNotADiagnosis) {
 
 }  // namespace
 }  // namespace medreact
+
+namespace medreact {
+namespace {
+
+// Seed 002 calls interpret_zscore_malnutrition({"zscore": -1.88, "measurement_type":
+// "weight-for-height"}): the seed's names grade exactly as the tool's own.
+TEST_F(GrowthInterpretTest, SeedTwoParameterNamesAreAccepted) {
+  Json own = Call("interpret_zscore_malnutrition", {{"z", -1.88}, {"indicator", "weight_for_height"}});
+  Json seed = Call("interpret_zscore_malnutrition", {{"zscore", -1.88}, {"measurement_type", "weight-for-height"}});
+  EXPECT_EQ(seed, own);
+  EXPECT_EQ(seed["classifications"][0]["band"], "mild malnutrition");
+  EXPECT_EQ(Call("interpret_zscore_malnutrition", {{"zscore", -2.5}, {"measurement_type", "BMI for age"}})["indicator"],
+            "bmi_for_age");
+  EXPECT_THAT(CallError("interpret_zscore_malnutrition", {{"z", -1}, {"zscore", -2}, {"indicator", "bmi_for_age"}}),
+              HasSubstr("z and zscore differ"));
+  EXPECT_THAT(CallError("interpret_zscore_malnutrition",
+                        {{"z", -1}, {"indicator", "bmi_for_age"}, {"measurement_type", "weight-for-height"}}),
+              HasSubstr("indicator and measurement_type differ"));
+  EXPECT_THAT(CallError("interpret_zscore_malnutrition", {{"measurement_type", "weight-for-height"}}), HasSubstr("z"));
+}
+
+}  // namespace
+}  // namespace medreact

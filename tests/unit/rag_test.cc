@@ -592,7 +592,7 @@ class RagPackTest : public ::testing::Test {
     Result<ExtrasFile> extras = ExtrasFile::Load(kCorpus + "/extras.json");
     ASSERT_TRUE(extras.ok());
     extras_ = std::make_shared<const ExtrasFile>(std::move(*extras));
-    ASSERT_TRUE(RegisterRagTools(registry_, index_, extras_).ok());
+    ASSERT_TRUE(RegisterRagPack(registry_, index_, extras_).ok());
   }
 
   ToolResult Call(const std::string& name, const std::string& args) {
@@ -664,15 +664,15 @@ TEST(RagPackRegistrationTest, RegistersWhatIsGivenAllOrNothing) {
   Put(dir, "a.md", "# A\n\nalpha\n");
   auto index = std::make_shared<RagIndex>(OpenOrDie(dir.path()));
   ToolRegistry only_rag;
-  ASSERT_TRUE(RegisterRagTools(only_rag, index, nullptr).ok());
+  ASSERT_TRUE(RegisterRagPack(only_rag, index, nullptr).ok());
   EXPECT_THAT(only_rag.Names(), ElementsAre("query_rag"));
 
   ToolRegistry none;
-  EXPECT_EQ(RegisterRagTools(none, nullptr, nullptr).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterRagPack(none, nullptr, nullptr).code(), StatusCode::kInvalidArgument);
 
   auto extras = std::make_shared<const ExtrasFile>(
       *ExtrasFile::FromJson(Json::parse(R"([{"keywords": ["a"], "hint": "h"}])")));
-  Status dup = RegisterRagTools(only_rag, index, extras);  // query_rag taken: nothing added
+  Status dup = RegisterRagPack(only_rag, index, extras);  // query_rag taken: nothing added
   EXPECT_THAT(dup.message(), HasSubstr("'query_rag' is already registered"));
   EXPECT_EQ(only_rag.size(), 1u);
 }

@@ -18,7 +18,7 @@ namespace {
 Result<std::shared_ptr<ToolRegistry>> BuildTools(const ExtractionConfig& config) {
   auto registry = std::make_shared<ToolRegistry>();
   if (config.rag || config.extras) {
-    if (Status s = RegisterRagTools(*registry, config.rag, config.extras); !s.ok()) return s;
+    if (Status s = RegisterRagPack(*registry, config.rag, config.extras); !s.ok()) return s;
   }
   auto functions = MedicalFunctions::Create();
   if (!functions.ok()) return functions.status();

@@ -13,6 +13,7 @@
 // Numbers are returned at full precision; only the "summary" text rounds.
 #include "tools/growth/growth_pack.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/text_util.h"
 #include "medreact/tool.h"
 #include "tools/growth/growth_plausibility.h"
 #include "tools/growth/growth_tables.h"
@@ -458,16 +460,46 @@ ToolSpec InterpretSpec() {
         {"biologically_implausible",
          {{"type", "boolean"},
           {"description", "growth_zscore's biologically_implausible for this z; true is refused (the measurement "
-                          "must be re-checked, not graded). Default: false."}}}}},
-      {"required", {"z", "indicator"}},
+                          "must be re-checked, not graded). Default: false."}}},
+        // Seed 002 calls this tool as interpret_zscore_malnutrition({"zscore": -1.88,
+        // "measurement_type": "weight-for-height"}): its names are accepted too.
+        {"zscore", {{"type", "number"}, {"description", "Another name for z (seed 002's)."}}},
+        {"measurement_type",
+         {{"type", "string"},
+          {"description", "Another name for indicator (seed 002's), hyphens allowed: 'weight-for-height', "
+                          "'bmi-for-age', ..."}}}}},
+      {"allOf",
+       {{{"anyOf", {{{"required", {"z"}}}, {{"required", {"zscore"}}}}}},
+        {{"anyOf", {{{"required", {"indicator"}}}, {{"required", {"measurement_type"}}}}}}}},
       {"additionalProperties", false}};
   return spec;
 }
 
+// z or seed 002's zscore; the indicator or seed 002's measurement_type
+// ("weight-for-height" → weight_for_height). Both names with different values: an error.
+Result<std::pair<double, std::string>> InterpretInputs(const Json& args) {
+  if (args.contains("z") && args.contains("zscore") && args["z"] != args["zscore"]) {
+    return Status::InvalidArgument("give the z-score once: z and zscore differ");
+  }
+  const double z = args.contains("z") ? args.value("z", std::nan("")) : args.value("zscore", std::nan(""));
+  std::string indicator = args.value("indicator", "");
+  if (args.contains("measurement_type")) {
+    std::string named = AsciiLower(args.value("measurement_type", ""));
+    std::replace_if(named.begin(), named.end(), [](char c) { return c == '-' || c == ' '; }, '_');
+    if (!indicator.empty() && indicator != named) {
+      return Status::InvalidArgument("give the indicator once: indicator and measurement_type differ");
+    }
+    indicator = named;
+  }
+  return std::make_pair(z, indicator);
+}
+
 ToolResult RunInterpret(const Json& args) {
-  const double z = args.value("z", std::nan(""));
+  Result<std::pair<double, std::string>> inputs = InterpretInputs(args);
+  if (!inputs.ok()) return ToolResult::Error(inputs.status().message());
+  const double z = inputs->first;
   if (!std::isfinite(z)) return ToolResult::Error("/z must be a finite number");
-  const auto indicator = ParseGrowthIndicator(args.value("indicator", ""));
+  const auto indicator = ParseGrowthIndicator(inputs->second);
   if (!indicator) return ToolResult::Error("/indicator is not a known indicator");
   const auto age = OptionalNumber(args, "age_months");
   if (age && (!std::isfinite(*age) || *age < 0)) {

@@ -150,7 +150,7 @@ std::vector<std::string> RagPackToolNames() { return {"query_rag", "query_extras
 
 std::vector<ToolSpec> RagPackSpecs() { return {QueryRagSpec(), QueryExtrasSpec()}; }
 
-Status RegisterRagTools(ToolRegistry& registry, std::shared_ptr<RagIndex> index,
+Status RegisterRagPack(ToolRegistry& registry, std::shared_ptr<RagIndex> index,
                         std::shared_ptr<const ExtrasFile> extras) {
   if (!index && !extras) {
     return Status::InvalidArgument("rag pack: neither a guideline index nor an extras file was given");

@@ -28,7 +28,7 @@ namespace medreact {
 // Registers query_rag when `index` is set and query_extras when `extras` is
 // set; fails without registering anything when both are null or a name is
 // already taken.
-Status RegisterRagTools(ToolRegistry& registry, std::shared_ptr<RagIndex> index,
+Status RegisterRagPack(ToolRegistry& registry, std::shared_ptr<RagIndex> index,
                         std::shared_ptr<const ExtrasFile> extras);
 
 // Every name the pack can add, in registration order.
