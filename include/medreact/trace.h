@@ -45,6 +45,7 @@ struct StepRecord {
 };
 
 struct RunTrace {
+  std::string run_id;             // "run_" + 16 random alphanumerics; also in the logs
   std::string status;
   std::string answer;
   std::string error;

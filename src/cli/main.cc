@@ -5,18 +5,14 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
-
 #include "cli/commands.h"
+#include "core/log.h"
 #include "medreact/json.h"
 
 int main(int argc, char** argv) {
-  // Logs go to stderr and never carry note text or patient identifiers;
-  // MEDREACT_LOG_LEVEL=debug shows more engine detail.
-  spdlog::set_level(spdlog::level::warn);
-  if (const char* level = std::getenv("MEDREACT_LOG_LEVEL")) {
-    spdlog::set_level(spdlog::level::from_str(level));
-  }
+  // Logs go to stderr and never carry note text or patient identifiers
+  // (core/log.h); MEDREACT_LOG_LEVEL=info shows runs, debug steps and calls.
+  medreact::ConfigureLoggingFromEnvironment();
 
   CLI::App app{"medreact: clinical ReAct agents — a model reasons, calls tools, observes, answers."};
   app.set_version_flag("--version", std::string("medreact ") + MEDREACT_VERSION);

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/log.h"
 #include "engine/loop_detector.h"
 #include "engine/thread_pool.h"
 #include "engine/tool_turn.h"
@@ -102,6 +103,59 @@ Result<ModelResponse> SafeComplete(ChatModel& model, const ModelRequest& request
     return Status::Internal(std::string("the model adapter failed: ") + Preview(e.what(), 200));
   } catch (...) {
     return Status::Internal("the model adapter failed with an unknown exception");
+  }
+}
+
+// One log line per event (core/log.h): ids, names, counts, sizes, timings;
+// text only as LogContent (its size, unless MEDREACT_LOG_PHI=1).
+void LogEvent(const std::string& run, const Event& e) {
+  switch (e.type) {
+    case EventType::kRunStarted:
+      Log().info("run {} started: model {} ({}), {} tools, max {} steps{}", run, StringOr(e.data, "model"),
+                   StringOr(e.data, "protocol"), e.data.value("tools", Json::array()).size(),
+                   IntegerOr(e.data, "max_steps", 0),
+                   e.data.contains("resumed_at_step")
+                       ? ", resumed after step " + std::to_string(IntegerOr(e.data, "resumed_at_step", 0))
+                       : "");
+      break;
+    case EventType::kModelRequest:
+      if (!Log().should_log(spdlog::level::debug)) break;
+      Log().debug("run {} step {}: model call with {} messages, {} tools{}", run, e.step,
+                    IntegerOr(e.data, "messages", 0), IntegerOr(e.data, "tools", 0),
+                    BoolOr(e.data, "fallback", false) ? " (fallback synthesis)" : "");
+      break;
+    case EventType::kAssistantMessage:
+      if (!Log().should_log(spdlog::level::debug)) break;
+      Log().debug("run {} step {}: model replied with {} tool call(s), text {}{}", run, e.step,
+                    e.data.value("tool_calls", Json::array()).size(), LogContent(e.text),
+                    StringOr(e.data, "parse_error").empty()
+                        ? ""
+                        : ", unusable: " + LogContent(StringOr(e.data, "parse_error")));
+      break;
+    case EventType::kToolStarted:
+      if (!Log().should_log(spdlog::level::debug)) break;
+      Log().debug("run {} step {}: tool {} ({}) started, arguments {}", run, e.step, e.tool_name,
+                    e.tool_call_id, LogContent(e.text));
+      break;
+    case EventType::kToolFinished:
+      if (!Log().should_log(spdlog::level::debug)) break;
+      Log().debug("run {} step {}: tool {} ({}) {} in {:.1f} ms, result {}", run, e.step, e.tool_name,
+                    e.tool_call_id, e.ok ? "ok" : "failed", e.elapsed_ms, LogContent(e.text));
+      break;
+    case EventType::kStepFinished:
+      if (!Log().should_log(spdlog::level::debug)) break;
+      Log().debug("run {} step {} done in {:.1f} ms, {} tokens", run, e.step, e.elapsed_ms,
+                    IntegerOr(e.data.value("usage", Json::object()), "total_tokens", 0));
+      break;
+    case EventType::kRunFinished:
+      Log().info("run {} finished: {} after {} steps in {:.1f} ms, answer {}", run, StringOr(e.data, "status"),
+                   IntegerOr(e.data, "steps", 0), e.elapsed_ms, LogContent(e.text));
+      break;
+    case EventType::kError:
+      Log().warn("run {} step {}: {}", run, e.step, e.text);
+      break;
+    case EventType::kModelDelta:
+      break;  // one per token: too many to log
   }
 }
 
@@ -335,6 +389,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
 }
 
 void Agent::Loop::Start() {
+  trace_.run_id = "run_" + MintToolCallId().substr(5, 16);
   trace_.started_at = NowIso8601();
   trace_.model = agent_.model_->name();
   trace_.protocol = agent_.model_->protocol();
@@ -391,6 +446,11 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     return StepOutcome::kModelFailed;
   }
   RecordResponse(*response, rec);
+  if (Log().should_log(spdlog::level::debug)) {
+    Log().debug("run {} step {}: model call took {:.1f} ms, {} attempt(s), {} tokens, finish_reason {}",
+                  trace_.run_id, step_, rec.model_ms, rec.attempts, rec.usage.total_tokens,
+                  rec.finish_reason.empty() ? "(none)" : rec.finish_reason);
+  }
 
   Message assistant = std::move(response->message);
   assistant.role = Role::kAssistant;
@@ -707,6 +767,7 @@ ModelCallContext Agent::Loop::CallContext(Deadline deadline, int step) {
 }
 
 void Agent::Loop::Emit(Event event) {
+  LogEvent(trace_.run_id, event);
   if (!options_.on_event) return;
   std::lock_guard<std::mutex> lock(event_mu_);
   try {

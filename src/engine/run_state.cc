@@ -132,7 +132,7 @@ Result<StepRecord> StepFrom(const Json& j, const std::string& where) {
 Json TraceJson(const RunTrace& t) {
   Json steps = Json::array();
   for (const StepRecord& s : t.steps) steps.push_back(StepJson(s));
-  return Json{{"status", t.status}, {"answer", t.answer}, {"error", t.error}, {"final_fields", t.final_fields},
+  return Json{{"run_id", t.run_id}, {"status", t.status}, {"answer", t.answer}, {"error", t.error}, {"final_fields", t.final_fields},
               {"model", t.model}, {"protocol", t.protocol}, {"started_at", t.started_at},
               {"elapsed_ms", t.elapsed_ms}, {"usage", UsageJson(t.usage)}, {"input", t.input},
               {"steps", std::move(steps)}};
@@ -201,6 +201,7 @@ Result<Message> MessageFromStateJson(const Json& j) {
 Result<RunTrace> RunTraceFromJson(const Json& j) {
   if (!j.is_object()) return Bad("trace", "an object");
   RunTrace t;
+  t.run_id = StringOr(j, "run_id");
   t.status = StringOr(j, "status");
   t.answer = StringOr(j, "answer");
   t.error = StringOr(j, "error");

@@ -63,6 +63,7 @@ OrderedJson ToJson(const RunTrace& trace) {
                 {"started_at", trace.started_at},
                 {"elapsed_ms", trace.elapsed_ms},
                 {"usage", UsageJson(trace.usage)}};
+  if (!trace.run_id.empty()) j["run_id"] = trace.run_id;
   if (!trace.error.empty()) j["error"] = trace.error;
   if (!trace.final_fields.is_null()) j["final_fields"] = trace.final_fields;
   j["input"] = trace.input;

@@ -1,5 +1,7 @@
 #include "llm/retry.h"
 
+#include "core/log.h"
+
 #include <time.h>
 
 #include <algorithm>
@@ -123,12 +125,16 @@ Result<ModelResponse> CallWithRetries(const RetryPolicy& policy, const ModelCall
     if (!last.retryable) return last.error;
     if (attempts >= max_attempts) return GiveUp(last, attempts, "retries exhausted");
 
-    Millis delay = last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
+    const Millis delay = last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
     if (!ctx.deadline.is_never() && ctx.deadline.remaining() < delay) {
       return GiveUp(last, attempts,
                     "the deadline leaves " + std::to_string(ctx.deadline.remaining().count()) +
                         " ms, less than the " + std::to_string(delay.count()) + " ms retry delay");
     }
+    Log().warn("model call attempt {} failed ({}{}), retrying in {} ms: {}", attempts,
+                 StatusCodeName(last.error.code()),
+                 last.http_status != 0 ? ", HTTP " + std::to_string(last.http_status) : std::string(), delay.count(),
+                 last.error.message());
     if (policy.sleep) {
       policy.sleep(delay);
     } else {
