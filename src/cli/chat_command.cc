@@ -5,21 +5,16 @@
 // progress (-v) and, with --stream, the model's text as it arrives. The trace
 // (--trace) and the event log (--events) are files the user asked for; logs
 // never carry the message text.
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
-#include <memory>
 #include <iostream>
-#include <iterator>
-#include <mutex>
+#include <memory>
 
+#include "apps/chat/chat_app.h"
+#include "apps/common/app_runner.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
-#include "medreact/agent.h"
-#include "tools/packs.h"
 
 namespace medreact::cli {
 namespace {
@@ -49,74 +44,46 @@ struct ChatFlags {
   std::string events_path;
 };
 
-// Everything that can be checked before a model is called; exit code 2 on failure.
-Result<RunRequest> BuildRequest(const ChatFlags& flags) {
-  RunRequest request;
-  if (!flags.message_file.empty() && !flags.message.empty()) {
-    return Status::InvalidArgument("give the message either as MESSAGE or with --message-file, not both");
-  }
-  if (!flags.message_file.empty()) {
-    auto text = ReadInputFile(flags.message_file, "message");
-    if (!text.ok()) return text.status();
-    request.message = *text;
-  } else {
-    request.message = flags.message;
-  }
-  if (IsBlank(request.message)) {
-    return Status::InvalidArgument("the message is empty: give MESSAGE or --message-file FILE");
-  }
-  // Output paths are checked before the run, so a typo costs nothing.
-  if (!flags.trace_path.empty()) {
-    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return s;
-  }
-  if (!flags.events_path.empty()) {
-    if (Status s = CheckOutputPath(flags.events_path, "event log (--events)"); !s.ok()) return s;
-  }
-  return request;
-}
-
-int RunChat(const ChatFlags& flags) {
-  auto request = BuildRequest(flags);
-  if (!request.ok()) {
-    std::cerr << "medreact chat: " << request.status().message() << "\n";
+int RunChatCommand(const ChatFlags& flags) {
+  auto fail = [](const std::string& message) {
+    std::cerr << "medreact chat: " << message << "\n";
     return kExitBadInput;
+  };
+  if (!flags.message_file.empty() && !flags.message.empty()) {
+    return fail("give the message either as MESSAGE or with --message-file, not both");
   }
+  std::string message = flags.message;
+  if (!flags.message_file.empty()) {
+    Result<std::string> text = ReadInputFile(flags.message_file, "message");
+    if (!text.ok()) return fail(text.status().message());
+    message = *text;
+  }
+  if (IsBlank(message)) return fail("the message is empty: give MESSAGE or --message-file FILE");
+  const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
+                           .verbose = flags.verbose, .stream = flags.stream};
+  if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return fail(s.message());
   if (Result<std::string> provider = ResolveProvider("auto", flags.model.protocol, HasModel(flags.model), false);
       !provider.ok()) {
-    std::cerr << "medreact chat: " << provider.status().message() << "\n";
-    return kExitBadInput;
+    return fail(provider.status().message());
   }
-  auto registry = std::make_shared<ToolRegistry>();
-  std::vector<std::string> packs = SplitPackList(flags.tools);
-  if (!flags.fhir_path.empty() && std::find(packs.begin(), packs.end(), "fhir") == packs.end()) {
-    packs.push_back("fhir");  // naming a record means using it
-  }
-  if ((!flags.corpus_dir.empty() || !flags.extras_path.empty()) &&
-      std::find(packs.begin(), packs.end(), "rag") == packs.end()) {
-    packs.push_back("rag");  // likewise a corpus or a hints file
-  }
-  const PackContext context{.fhir_path = flags.fhir_path, .as_of = flags.as_of,
-                            .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path,
-                            .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }};
-  if (Status s = RegisterPacks(*registry, packs, context); !s.ok()) {
-    std::cerr << "medreact chat: " << s.message() << "\n";
-    return kExitBadInput;
-  }
-  auto model = MakeModel(flags.model);
-  if (!model.ok()) {
-    std::cerr << "medreact chat: " << model.status().message() << "\n";
-    return kExitBadInput;
-  }
+  Result<std::shared_ptr<ToolRegistry>> tools =
+      ChatTools(SplitPackList(flags.tools),
+                {.fhir_path = flags.fhir_path, .as_of = flags.as_of, .corpus_dir = flags.corpus_dir,
+                 .extras_path = flags.extras_path,
+                 .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }});
+  if (!tools.ok()) return fail(tools.status().message());
+  Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model);
+  if (!model.ok()) return fail(model.status().message());
 
   AgentOptions options;
   if (!flags.system_file.empty()) {
-    auto text = ReadInputFile(flags.system_file, "system prompt");
-    if (!text.ok()) {
-      std::cerr << "medreact chat: " << text.status().message() << "\n";
-      return kExitBadInput;
-    }
+    Result<std::string> text = ReadInputFile(flags.system_file, "system prompt");
+    if (!text.ok()) return fail(text.status().message());
     options.system_prompt = *text;
   }
+  // Last: the event log is created only once nothing can be refused any more.
+  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
+  if (!reporter.ok()) return fail(reporter.status().message());
   options.max_steps = flags.max_steps;
   options.timeout = SecondsToMillis(flags.timeout_s);
   options.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
@@ -126,53 +93,14 @@ int RunChat(const ChatFlags& flags) {
   options.stream = flags.stream;
   options.temperature = flags.temperature;
   options.max_tokens = flags.max_tokens;
-
   options.cancel = InstallInterruptHandlers();
+  options.on_event = (*reporter)->sink();
 
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> events(nullptr, &std::fclose);
-  if (!flags.events_path.empty()) {
-    Result<std::FILE*> file = OpenPrivateFile(flags.events_path, "event log (--events)");
-    if (!file.ok()) {
-      std::cerr << "medreact chat: " << file.status().message() << "\n";
-      return kExitBadInput;
-    }
-    events.reset(*file);
-  }
-  if (events || flags.verbose || flags.stream) {
-    options.on_event = [&](const Event& e) {
-      if (events) {
-        const std::string line = DumpJson(ToJson(e)) + "\n";
-        std::fwrite(line.data(), 1, line.size(), events.get());
-        std::fflush(events.get());
-      }
-      if (flags.stream && e.type == EventType::kModelDelta) std::cerr << e.text << std::flush;
-      if (flags.stream && e.type == EventType::kAssistantMessage && !e.text.empty()) std::cerr << "\n";
-      if (!flags.verbose) return;
-      switch (e.type) {  // names and timings only: no message or tool content
-        case EventType::kToolFinished:
-          std::cerr << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
-                    << static_cast<long long>(e.elapsed_ms) << " ms\n";
-          break;
-        case EventType::kStepFinished:
-          std::cerr << "[step " << e.step << "] done in " << static_cast<long long>(e.elapsed_ms) << " ms\n";
-          break;
-        case EventType::kError:
-          std::cerr << "[step " << e.step << "] model error\n";
-          break;
-        default:
-          break;
-      }
-    };
-  }
+  RunResult result = RunChat(*model, *tools, message, options);
 
-  Agent agent(*model, registry, options);
-  RunResult result = agent.Run(*request);
-
-  if (!flags.trace_path.empty()) {
-    if (Status s = WriteTraceFile(result.trace, flags.trace_path); !s.ok()) {
-      std::cerr << "medreact chat: " << s.message() << "\n";
-      return ExitCodeAfterInterrupt(kExitRunFailed);
-    }
+  if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
+    std::cerr << "medreact chat: " << s.message() << "\n";
+    return ExitCodeAfterInterrupt(kExitRunFailed);
   }
   if (flags.json) {
     Json out{{"status", RunStatusName(result.status)},
@@ -228,7 +156,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
   chat->add_option("--trace", flags->trace_path, "write the run trace (JSON) to this file");
   chat->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
-  chat->callback([flags, exit_code] { *exit_code = RunChat(*flags); });
+  chat->callback([flags, exit_code] { *exit_code = RunChatCommand(*flags); });
 }
 
 }  // namespace medreact::cli

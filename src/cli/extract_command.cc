@@ -5,6 +5,7 @@
 // best partial answer and its problems are still written), 2 on bad input.
 #include <iostream>
 
+#include "apps/common/app_runner.h"
 #include "apps/extract/extract_app.h"
 #include "apps/extract/extract_prompts.h"
 #include "cli/cli_io.h"
@@ -57,12 +58,8 @@ int RunExtractCommand(const ExtractFlags& flags) {
   if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
     return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
   }
-  if (!flags.out_path.empty()) {
-    if (Status s = CheckOutputPath(flags.out_path, "result (--out)"); !s.ok()) return Fail(s.message());
-  }
-  if (!flags.trace_path.empty()) {
-    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return Fail(s.message());
-  }
+  const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
+  if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
 
   ExtractionConfig config;
   config.max_iterations = flags.max_iterations;
@@ -89,16 +86,9 @@ int RunExtractCommand(const ExtractFlags& flags) {
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }
-  if (flags.verbose) {
-    config.on_event = [](const Event& e) {  // names and timings only: no note content
-      if (e.type == EventType::kToolFinished) {
-        std::cerr << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
-                  << static_cast<long long>(e.elapsed_ms) << " ms\n";
-      } else if (e.type == EventType::kError) {
-        std::cerr << "[step " << e.step << "] model error\n";
-      }
-    };
-  }
+  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
+  if (!reporter.ok()) return Fail(reporter.status().message());
+  config.on_event = (*reporter)->sink();
 
   ExtractionOutcome outcome =
       RunExtraction({.note = *note, .schema = *schema, .label = flags.label}, config);
@@ -108,18 +98,14 @@ int RunExtractCommand(const ExtractFlags& flags) {
   }
   int exit_code = outcome.valid ? kExitOk : kExitRunFailed;
   if (outcome.fell_back && flags.require_model) exit_code = kExitRunFailed;
-  if (!flags.trace_path.empty()) {
-    if (Status s = WriteTraceFile(outcome.trace, flags.trace_path); !s.ok()) {
-      std::cerr << "medreact extract: " << s.message() << "\n";
-      exit_code = kExitRunFailed;
-    }
+  if (Status s = (*reporter)->WriteTrace(outcome.trace); !s.ok()) {
+    std::cerr << "medreact extract: " << s.message() << "\n";
+    exit_code = kExitRunFailed;
   }
   const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (!flags.out_path.empty()) {
-    if (Status s = WriteTextFile(text, flags.out_path); !s.ok()) {
-      std::cerr << "medreact extract: " << s.message() << "\n";
-      exit_code = kExitRunFailed;
-    }
+  if (Status s = (*reporter)->WriteResult(text); !s.ok()) {
+    std::cerr << "medreact extract: " << s.message() << "\n";
+    exit_code = kExitRunFailed;
   }
   std::cout << text;
   if (!outcome.valid) {

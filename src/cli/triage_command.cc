@@ -4,6 +4,7 @@
 // Progress (-v) shows tool names and timings only.
 #include <iostream>
 
+#include "apps/common/app_runner.h"
 #include "apps/triage/triage_app.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
@@ -42,12 +43,8 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
     findings = *text;
   }
   if (IsBlank(findings)) return Fail("the findings are empty");
-  if (!flags.out_path.empty()) {
-    if (Status s = CheckOutputPath(flags.out_path, "result (--out)"); !s.ok()) return Fail(s.message());
-  }
-  if (!flags.trace_path.empty()) {
-    if (Status s = CheckOutputPath(flags.trace_path, "trace (--trace)"); !s.ok()) return Fail(s.message());
-  }
+  const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
+  if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
   while (!findings.empty() && (findings.back() == '\n' || findings.back() == '\r')) findings.pop_back();
 
   Result<FhirStore> store = FhirStore::LoadFile(flags.fhir_path);
@@ -64,16 +61,9 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }
-  if (flags.verbose) {
-    config.on_event = [](const Event& e) {  // names and timings only: no record content
-      if (e.type == EventType::kToolFinished) {
-        std::cerr << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
-                  << static_cast<long long>(e.elapsed_ms) << " ms\n";
-      } else if (e.type == EventType::kError) {
-        std::cerr << "[step " << e.step << "] model error\n";
-      }
-    };
-  }
+  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
+  if (!reporter.ok()) return Fail(reporter.status().message());
+  config.on_event = (*reporter)->sink();
 
   TriageOutcome outcome = RunTriage(std::make_shared<const FhirStore>(std::move(store).value()),
                                     {.findings = findings, .base_priority = flags.base_priority}, config);
@@ -83,18 +73,16 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
   }
   int exit_code = outcome.agent_ran && outcome.status != RunStatus::kFinished ? kExitRunFailed : kExitOk;
   if (outcome.fell_back && flags.triage.require_model) exit_code = kExitRunFailed;
-  if (!flags.trace_path.empty() && outcome.trace) {
-    if (Status s = WriteTraceFile(*outcome.trace, flags.trace_path); !s.ok()) {
+  if (outcome.trace) {
+    if (Status s = (*reporter)->WriteTrace(*outcome.trace); !s.ok()) {
       std::cerr << "medreact triage: " << s.message() << "\n";
       exit_code = kExitRunFailed;
     }
   }
   const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (!flags.out_path.empty()) {
-    if (Status s = WriteTextFile(text, flags.out_path); !s.ok()) {
-      std::cerr << "medreact triage: " << s.message() << "\n";
-      exit_code = kExitRunFailed;
-    }
+  if (Status s = (*reporter)->WriteResult(text); !s.ok()) {
+    std::cerr << "medreact triage: " << s.message() << "\n";
+    exit_code = kExitRunFailed;
   }
   std::cout << text;
   if (outcome.agent_ran && outcome.status != RunStatus::kFinished) {

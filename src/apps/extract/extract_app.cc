@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "apps/common/app_runner.h"
 #include "apps/common/planner_support.h"
 #include "apps/extract/extract_prompts.h"
 #include "apps/extract/medical_functions.h"
@@ -183,21 +184,23 @@ ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConf
                   {"planner", "none"}, {"attempts", 0}};
     return out;
   }
-  std::shared_ptr<ChatModel> model = config.model ? config.model : MakeExtractionRulesPlanner(task);
-  std::string planner = config.model ? "model" : "rules";
-  auto extraction = std::make_unique<Extraction>(task, config, *tools, *schema);
-  extraction->Run(model, config.model && config.fallback_to_rules, out);
-  if (extraction->never_answered()) {
-    out.fell_back = true;
-    out.model_failure = out.trace.error;
-    out.model_trace = std::move(out.trace);
-    out.trace = RunTrace{};
-    out.status = RunStatus::kFinished;
-    std::shared_ptr<ChatModel> rules = MakeExtractionRulesPlanner(task);
-    extraction = std::make_unique<Extraction>(task, config, *tools, *schema);
-    extraction->Run(rules, false, out);
-    planner = "rules (fallback)";
-  }
+  std::unique_ptr<Extraction> extraction;
+  const FallbackOutcome who = RunWithFallback(
+      config.model, [&] { return MakeExtractionRulesPlanner(task); }, config.fallback_to_rules, config.cancel,
+      [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
+        const bool first = extraction == nullptr;
+        if (!first) {  // the planner after a model that never answered: keep the model's run aside
+          out.model_trace = std::move(out.trace);
+          out.trace = RunTrace{};
+          out.status = RunStatus::kFinished;
+        }
+        extraction = std::make_unique<Extraction>(task, config, *tools, *schema);
+        extraction->Run(std::move(model), first && config.model && config.fallback_to_rules, out);
+        return extraction->never_answered() ? std::optional<std::string>(out.trace.error) : std::nullopt;
+      });
+  const std::string& planner = who.planner;
+  out.fell_back = who.fell_back;
+  out.model_failure = who.model_failure;
   out.result = BuildResult(*extraction, planner, out.fell_back, out.model_failure, out);
   return out;
 }

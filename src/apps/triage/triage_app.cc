@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "apps/common/app_runner.h"
 #include "apps/common/planner_support.h"
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
@@ -75,15 +76,16 @@ TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase
   std::optional<RunResult> run;
   if (config.agent) {
     out.agent_ran = true;
-    std::shared_ptr<ChatModel> model = config.model ? config.model : MakeTriageRulesPlanner();
-    run = Investigate(model, store, case_.findings, config);
-    if (config.model && config.fallback_to_rules && !config.cancel.cancelled() && ModelNeverAnswered(*run)) {
-      out.fell_back = true;
-      out.model_failure = run->error;
-      out.model_trace = std::move(run->trace);
-      run = Investigate(MakeTriageRulesPlanner(), store, case_.findings, config);
-      planner = "rules (fallback)";
-    }
+    const FallbackOutcome who = RunWithFallback(
+        config.model, [] { return MakeTriageRulesPlanner(); }, config.fallback_to_rules, config.cancel,
+        [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
+          if (run) out.model_trace = std::move(run->trace);  // a second attempt: the failed model run is kept
+          run = Investigate(std::move(model), store, case_.findings, config);
+          return ModelNeverAnswered(*run) ? std::optional<std::string>(run->error) : std::nullopt;
+        });
+    planner = who.planner;
+    out.fell_back = who.fell_back;
+    out.model_failure = who.model_failure;
   }
 
   out.result = BuildTriageResult(patient_id, case_.findings, base, why, run ? &*run : nullptr);
