@@ -34,6 +34,9 @@ struct ModelConfig {
   std::string api_key;              // bearer token; never logged
   Millis request_timeout{300'000};  // one request (per attempt). Default: 300 s
   int max_retries = 4;              // Default: 4
+  // The context window in tokens when known (--context-size); 0: ask a
+  // llama.cpp server (/props), else unknown. Default: 0
+  int context_tokens = 0;
   std::shared_ptr<HttpTransport> transport;  // Default: libcurl (tests inject one)
 };
 

@@ -39,6 +39,15 @@ struct OpenAIOptions {
   int max_retries = 4;              // retries after the first attempt. Default: 4
   Millis initial_backoff{500};      // first retry delay before jitter. Default: 0.5 s
   Millis max_backoff{20'000};       // cap for computed and Retry-After delays. Default: 20 s
+  // The model's context window in tokens, when the user knows it
+  // (--context-size); requests are fitted into it (llm/context_fit.h).
+  // Default: 0 = unknown.
+  int context_tokens = 0;
+  // When context_tokens is 0, ask the server once, before the first call:
+  // GET {base_url without /v1}/props, llama.cpp's server settings
+  // (default_generation_settings.n_ctx). Other servers answer 404 and the
+  // window stays unknown. Default: false (the model factory turns it on).
+  bool probe_context = false;
   std::shared_ptr<HttpTransport> transport;  // Default: nullptr = libcurl
   // How to wait between retries; tests inject a recorder. Default: sleep, waking on cancel.
   std::function<void(Millis)> sleep;

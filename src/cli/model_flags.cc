@@ -21,12 +21,16 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags) {
       ->check(Seconds());
   command->add_option("--max-retries", flags->max_retries, "retries on 408/409/429/5xx and connection errors")
       ->check(CLI::Range(0, 20));
+  command->add_option("--context-size", flags->context_size,
+                      "the model's context window in tokens; requests are fitted into it (default: asked from a "
+                      "llama.cpp server, else unknown)")
+      ->check(CLI::Range(256, 10'000'000));
 }
 
 Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app) {
   ModelConfig config{.provider = flags.protocol, .base_url = flags.llm_url, .model = flags.model,
                      .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
-                     .max_retries = flags.max_retries};
+                     .max_retries = flags.max_retries, .context_tokens = flags.context_size};
   return BuildModel(config, app);
 }
 

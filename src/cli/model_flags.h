@@ -23,6 +23,7 @@ struct ModelFlags {
   std::string protocol = "native";  // --protocol / MEDREACT_LLM_PROTOCOL
   double request_timeout_s = 300;   // --request-timeout
   int max_retries = 4;              // --max-retries
+  int context_size = 0;             // --context-size; 0: ask the server (llama.cpp /props)
 };
 
 void AddModelFlags(CLI::App* command, ModelFlags* flags);

@@ -13,7 +13,7 @@
 #include "engine/loop_detector.h"
 #include "engine/thread_pool.h"
 #include "engine/tool_turn.h"
-#include "engine/window.h"
+#include "llm/window.h"
 
 namespace medreact {
 

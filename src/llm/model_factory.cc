@@ -65,6 +65,8 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
   options.request_timeout = config.request_timeout;
   options.max_retries = config.max_retries;
   options.transport = config.transport;
+  options.context_tokens = config.context_tokens;
+  options.probe_context = config.context_tokens == 0;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
   if (row->name == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model), app.text_protocol));
   return std::shared_ptr<ChatModel>(std::move(model));

@@ -15,11 +15,15 @@
 // already reached on_text_delta; the retry streams anew.
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "core/log.h"
+#include "llm/context_fit.h"
 #include "llm/retry.h"
 #include "medreact/openai.h"
 
@@ -34,12 +38,22 @@ class OpenAIModel : public ChatModel {
     url_ = base + "/chat/completions";
     display_url_ = RedactUrl(url_);
     if (!options_.transport) options_.transport = MakeCurlTransport();
+    if (options_.context_tokens > 0) known_window_ = options_.context_tokens;
     policy_ = {.max_retries = options_.max_retries, .initial_backoff = options_.initial_backoff,
                .max_backoff = options_.max_backoff, .request_timeout = options_.request_timeout,
                .sleep = options_.sleep};
   }
 
-  Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext& ctx) override {
+  Result<ModelResponse> Complete(const ModelRequest& original, const ModelCallContext& ctx) override {
+    const int64_t window = ContextWindow(ctx);
+    ModelRequest fitted;
+    if (window > 0 && EstimateTokens(original) > window - ReplyReserve(original, window)) {
+      fitted = original;
+      std::vector<std::string> changes;
+      if (Status s = FitToContext(fitted, window, &changes); !s.ok()) return s;
+      for (const std::string& change : changes) Log().info("model {}: {} ({} tokens)", name(), change, window);
+    }
+    const ModelRequest& request = fitted.messages.empty() ? original : fitted;
     HttpRequest http;
     http.url = url_;
     http.body = DumpJson(BuildChatCompletionsBody(request, options_.model));
@@ -58,7 +72,8 @@ class OpenAIModel : public ChatModel {
   std::string name() const override { return options_.model.empty() ? "default" : options_.model; }
   std::string protocol() const override { return "native"; }
   ModelCapabilities capabilities() const override {
-    return {.tool_calling = ToolCalling::kNative, .streaming = true, .images = true};
+    return {.tool_calling = ToolCalling::kNative, .streaming = true, .images = true,
+            .context_tokens = static_cast<int>(known_window_.load())};
   }
 
  private:
@@ -122,7 +137,37 @@ class OpenAIModel : public ChatModel {
     return attempt;
   }
 
+  // The context window: given, or learned once from llama.cpp's /props.
+  int64_t ContextWindow(const ModelCallContext& ctx) {
+    if (options_.context_tokens > 0) return options_.context_tokens;
+    if (!options_.probe_context) return 0;
+    std::call_once(probe_once_, [&] {
+      std::string root = options_.base_url;
+      while (!root.empty() && root.back() == '/') root.pop_back();
+      if (root.size() >= 3 && root.compare(root.size() - 3, 3, "/v1") == 0) root.resize(root.size() - 3);
+      HttpRequest get;
+      get.method = "GET";
+      get.url = root + "/props";
+      get.connect_timeout = std::min(options_.connect_timeout, Millis(3'000));
+      get.total_timeout = Millis(3'000);
+      if (!options_.api_key.empty()) get.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
+      Result<HttpResponse> response = options_.transport->Send(get, {}, ctx.cancel);
+      if (!response.ok() || response->status != 200) return;  // not llama.cpp, or not reachable yet
+      Result<Json> props = ParseJson(response->body);
+      if (!props.ok() || !props->is_object()) return;
+      const Json settings = props->value("default_generation_settings", Json::object());
+      std::optional<int64_t> n_ctx = ExactInteger(settings.value("n_ctx", Json()), 1, 100'000'000);
+      if (!n_ctx) n_ctx = ExactInteger(props->value("n_ctx", Json()), 1, 100'000'000);
+      if (!n_ctx) return;
+      known_window_ = *n_ctx;
+      Log().info("model {}: context window {} tokens (from {})", name(), *n_ctx, RedactUrl(get.url));
+    });
+    return known_window_.load();
+  }
+
   OpenAIOptions options_;
+  std::once_flag probe_once_;
+  std::atomic<int64_t> known_window_{0};
   RetryPolicy policy_;
   std::string url_;
   std::string display_url_;  // url_ without credentials, for messages

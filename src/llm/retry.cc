@@ -1,6 +1,7 @@
 #include "llm/retry.h"
 
 #include "core/log.h"
+#include "core/text_util.h"
 
 #include <time.h>
 
@@ -80,6 +81,13 @@ ModelAttempt HttpFailureAttempt(const HttpResponse& response, const std::string&
     attempt.retryable = true;
     attempt.retry_after = RetryAfter(response);
     attempt.error = Status::Unavailable(std::move(text));
+  } else if (response.status == 400 && AsciiLower(text).find("context") != std::string::npos &&
+             (AsciiLower(text).find("exceed") != std::string::npos || AsciiLower(text).find("too long") != std::string::npos)) {
+    // llama.cpp: "the request exceeds the available context size"; others say
+    // "maximum context length". Say what it means before the server's words.
+    attempt.error = Status::InvalidArgument(
+        "the request does not fit the model's context window (give --context-size, or use a server with a "
+        "larger context): " + text);
   } else if (response.status == 401 || response.status == 403) {
     attempt.error = Status::PermissionDenied(std::move(text));
   } else {

@@ -312,7 +312,7 @@ Status ParseEntry(const Json& entry, const std::string& path, MockEntry* out) {
 
 Result<MockScript> ParseMockScript(const Json& script) {
   if (!script.is_object()) return TypeError("script", "an object", script);
-  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "select", "comment"}, ""); !s.ok()) {
+  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "select", "props", "comment"}, ""); !s.ok()) {
     return s;
   }
   if (!script.contains("responses")) return FieldError("responses", "required");
@@ -320,6 +320,10 @@ Result<MockScript> ParseMockScript(const Json& script) {
   if (!responses.is_array()) return TypeError("responses", "an array", responses);
 
   MockScript out;
+  if (script.contains("props")) {
+    if (!script.at("props").is_object()) return TypeError("script.props", "an object", script.at("props"));
+    out.props = script.at("props");
+  }
   if (script.contains("on_exhausted")) {
     const Json& mode = script.at("on_exhausted");
     if (mode == "error") {

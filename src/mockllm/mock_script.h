@@ -82,6 +82,10 @@ struct MockScript {
   std::vector<MockEntry> responses;
   OnExhausted on_exhausted = OnExhausted::kError;
   Select select = Select::kInOrder;
+  // Served at GET /props (llama.cpp's server settings, e.g.
+  // {"default_generation_settings": {"n_ctx": 2048}}); null: 404. Neither is
+  // recorded as a request, so scripts count only chat requests.
+  Json props;
 };
 
 // Validates and converts a script. Errors are InvalidArgument with a message

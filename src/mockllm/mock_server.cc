@@ -312,6 +312,14 @@ void MockLlmServer::InstallRoutes() {
   server_->Get("/v1/models", models);
   server_->Get("/models", models);
 
+  server_->Get("/props", [this](const httplib::Request&, httplib::Response& res) {
+    if (script_.props.is_null()) {
+      SetJson(res, 404, ErrorBodyText("Invalid URL (GET /props)", "invalid_request_error"));
+    } else {
+      SetJson(res, 200, DumpJson(script_.props));
+    }
+  });
+
   server_->Get("/_mock/requests", [this](const httplib::Request&, httplib::Response& res) {
     SetJson(res, 200, DumpJson(Json(requests())));
   });

@@ -11,7 +11,7 @@
 #include <condition_variable>
 #include <thread>
 
-#include "engine/window.h"
+#include "llm/window.h"
 #include "testing/fake_model.h"
 
 namespace medreact {

@@ -176,7 +176,7 @@ TEST(RunTriageTest, UnreachableModelFallsBackToTheRulesPlanner) {
   EXPECT_EQ(out.result["agent_reasoning"]["risk_adjustment"], "INCREASE");
   ASSERT_TRUE(out.result["agent_reasoning"]["errors"].is_array());
   EXPECT_THAT(out.result["agent_reasoning"]["errors"][0].get<std::string>(),
-              StartsWith("model unreachable, the rules planner decided instead"));
+              StartsWith("the model never answered, the rules planner decided instead"));
 
   // Without the fallback the failure stands, with no adjustment.
   config.fallback_to_rules = false;

@@ -159,7 +159,7 @@ OrderedJson BuildResult(const Extraction& e, const std::string& planner, bool fe
   result["planner"] = planner;
   result["attempts"] = e.attempts().size();
   std::vector<std::string> errors = e.errors();
-  if (fell_back) errors.insert(errors.begin(), "model unreachable, the offline planner extracted instead: " + model_failure);
+  if (fell_back) errors.insert(errors.begin(), "the model never answered, the offline planner extracted instead: " + model_failure);
   result["agent"] = {{"status", RunStatusName(out.status)},
                      {"iterations", e.iterations()},
                      {"tool_calls", e.tool_calls()},

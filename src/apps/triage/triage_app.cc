@@ -92,7 +92,7 @@ TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase
   if (out.fell_back) {
     OrderedJson& errors = out.result["agent_reasoning"]["errors"];
     if (errors.is_null()) errors = OrderedJson::array();
-    errors.insert(errors.begin(), "model unreachable, the rules planner decided instead: " + out.model_failure);
+    errors.insert(errors.begin(), "the model never answered, the rules planner decided instead: " + out.model_failure);
   }
   out.result["planner"] = planner;
   out.result["record"] = RecordInfo(*store);

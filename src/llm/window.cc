@@ -1,4 +1,4 @@
-#include "engine/window.h"
+#include "llm/window.h"
 
 namespace medreact {
 

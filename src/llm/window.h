@@ -5,8 +5,8 @@
 // when it would fall on a tool result, so an assistant turn with tool_calls is
 // always followed by all of its results (invariant 5) and no tool message is
 // ever sent without its call. Pure function.
-#ifndef MEDREACT_ENGINE_WINDOW_H_
-#define MEDREACT_ENGINE_WINDOW_H_
+#ifndef MEDREACT_LLM_WINDOW_H_
+#define MEDREACT_LLM_WINDOW_H_
 
 #include <cstddef>
 #include <vector>
@@ -20,4 +20,4 @@ std::vector<Message> WindowMessages(const std::vector<Message>& messages, size_t
 
 }  // namespace medreact
 
-#endif  // MEDREACT_ENGINE_WINDOW_H_
+#endif  // MEDREACT_LLM_WINDOW_H_

@@ -1,0 +1,41 @@
+// Fitting a request into a model's context window. Small local servers run
+// with 2k–8k tokens of context; a request that does not fit is refused by the
+// server (llama.cpp: HTTP 400 "exceeds the available context size") or,
+// worse, silently truncated. When the window is known (llama.cpp's /props,
+// or --context-size), the request is fitted before it is sent:
+//   1. tool descriptions shortened to their first sentence, and the
+//      descriptions inside their parameter schemas dropped;
+//   2. older history left out, the system prompt and the task always kept and
+//      a tool call never separated from its results (WindowMessages);
+// and when even the system prompt, the task, the newest turn and the tools do
+// not fit, the call fails saying so, with the numbers.
+//
+// Tokens are estimated, not counted: 1 token per 3 bytes of text and JSON
+// (English prose runs about 4 bytes per token with Llama-family tokenizers,
+// clinical text with numbers and abbreviations nearer 3), plus 8 per message
+// for the chat template. The estimate errs towards too many tokens.
+#ifndef MEDREACT_LLM_CONTEXT_FIT_H_
+#define MEDREACT_LLM_CONTEXT_FIT_H_
+
+#include <string>
+#include <vector>
+
+#include "medreact/model.h"
+#include "medreact/status.h"
+
+namespace medreact {
+
+int64_t EstimateTokens(const ModelRequest& request);
+
+// Tokens kept free for the reply: max_tokens when set, else a quarter of the
+// window up to 1,024.
+int64_t ReplyReserve(const ModelRequest& request, int64_t context_tokens);
+
+// Fits `request` into `context_tokens` (> 0) as above. `*changes` (may be
+// null) receives what was done, for the trace. InvalidArgument, naming the
+// estimate and the window, when it cannot fit.
+Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<std::string>* changes);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_LLM_CONTEXT_FIT_H_

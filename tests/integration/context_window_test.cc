@@ -1,0 +1,126 @@
+// Context-window awareness (llm/context_fit.h): the window learned from a
+// llama.cpp server's /props (here the scripted server's) or given, requests
+// fitted into it (shorter tool descriptions, older history left out, a tool
+// call never cut from its results), and a request that cannot fit refused
+// with the numbers instead of reaching the server.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "llm/context_fit.h"
+#include "medreact/model_factory.h"
+#include "mockllm/mock_server.h"
+
+namespace medreact {
+namespace {
+
+using ::testing::HasSubstr;
+
+ToolSpec Wordy(const std::string& name) {
+  return {name, "Looks things up in the record. " + std::string(600, 'x'),
+          Json{{"type", "object"},
+               {"properties", {{"query", {{"type", "string"}, {"description", std::string(300, 'd')}}}}}}};
+}
+
+ModelRequest LongConversation(int turns) {
+  ModelRequest r;
+  r.messages = {Message::System("You are careful."), Message::User("The task.")};
+  for (int i = 0; i < turns; ++i) {
+    r.messages.push_back(Message::Assistant("", {{"c" + std::to_string(i), "lookup", "{}"}}));
+    r.messages.push_back(Message::Tool("c" + std::to_string(i), "lookup", std::string(600, 'r')));
+  }
+  r.tools = {Wordy("lookup"), Wordy("search")};
+  return r;
+}
+
+TEST(ContextFitTest, ShortensToolsThenWindowsHistoryKeepingTheTaskAndWholeGroups) {
+  ModelRequest r = LongConversation(20);
+  const int64_t before = EstimateTokens(r);
+  std::vector<std::string> changes;
+  ASSERT_TRUE(FitToContext(r, 2048, &changes).ok());
+  EXPECT_LE(EstimateTokens(r), 2048 - 512);
+  EXPECT_LT(EstimateTokens(r), before);
+  EXPECT_EQ(r.tools[0].description, "Looks things up in the record.");
+  EXPECT_FALSE(r.tools[0].parameters["properties"]["query"].contains("description"));
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_THAT(changes[1], HasSubstr("history windowed"));
+  EXPECT_EQ(r.messages[0].content, "You are careful.");
+  EXPECT_EQ(r.messages[1].content, "The task.");
+  EXPECT_EQ(r.messages[2].role, Role::kAssistant);  // never a tool result without its call
+  EXPECT_EQ(r.messages.back().tool_call_id, "c19");  // the newest turn kept
+}
+
+TEST(ContextFitTest, ARequestThatFitsIsLeftAlone) {
+  ModelRequest r = LongConversation(1);
+  const ModelRequest copy = r;
+  ASSERT_TRUE(FitToContext(r, 32768, nullptr).ok());
+  EXPECT_EQ(r.tools[0].description, copy.tools[0].description);
+  EXPECT_EQ(r.messages.size(), copy.messages.size());
+}
+
+TEST(ContextFitTest, WhatCannotFitIsRefusedWithTheNumbers) {
+  ModelRequest r = LongConversation(2);
+  r.messages[0].content = std::string(9000, 's');  // a system prompt of ~3,000 tokens
+  Status s = FitToContext(r, 2048, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("does not fit the model's context window"));
+  EXPECT_THAT(s.message(), HasSubstr("the window is 2048 tokens"));
+  EXPECT_THAT(s.message(), HasSubstr("--ctx-size"));
+}
+
+struct Server {
+  explicit Server(Json script) {
+    Result<mockllm::MockScript> parsed = mockllm::MockLlmServer::ParseScript(script);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    server = std::make_unique<mockllm::MockLlmServer>(*parsed);
+    EXPECT_TRUE(server->Start().ok());
+  }
+  ~Server() { server->Stop(); }
+  std::unique_ptr<mockllm::MockLlmServer> server;
+};
+
+Json OneReply() { return Json::array({{{"message", {{"content", "ok"}}}}}); }
+
+TEST(ContextWindowTest, TheWindowIsLearnedFromPropsAndTheRequestFitted) {
+  Server s(Json{{"responses", OneReply()}, {"props", {{"default_generation_settings", {{"n_ctx", 2048}}}}}});
+  Result<std::shared_ptr<ChatModel>> model =
+      BuildModel({.provider = "native", .base_url = s.server->base_url(), .max_retries = 0});
+  ASSERT_TRUE(model.ok());
+  Result<ModelResponse> reply = (*model)->Complete(LongConversation(20), {});
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_EQ((*model)->capabilities().context_tokens, 2048);
+  const std::vector<Json> sent = s.server->requests();
+  ASSERT_EQ(sent.size(), 1u);  // /props is not a chat request
+  EXPECT_LT(sent[0]["body"]["messages"].size(), 42u);
+  EXPECT_EQ(sent[0]["body"]["tools"][0]["function"]["description"], "Looks things up in the record.");
+}
+
+TEST(ContextWindowTest, AGivenWindowThatCannotHoldTheRequestStopsItBeforeTheServer) {
+  Server s(Json{{"responses", OneReply()}});
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(
+      {.provider = "native", .base_url = s.server->base_url(), .max_retries = 0, .context_tokens = 256});
+  ASSERT_TRUE(model.ok());
+  ModelRequest r = LongConversation(1);
+  r.messages[1].content = std::string(3000, 't');
+  Result<ModelResponse> reply = (*model)->Complete(r, {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_THAT(reply.status().message(), HasSubstr("the window is 256 tokens"));
+  EXPECT_TRUE(s.server->requests().empty());
+}
+
+TEST(ContextWindowTest, AServerThatRefusesForContextSaysSoNotUnreachable) {
+  const Json error = Json::parse(R"({"error": {"code": 400, "type": "exceed_context_size_error",
+      "message": "the request exceeds the available context size, try increasing it"}})");
+  Json entry{{"status", 400}, {"body", error}};
+  Server s(Json{{"responses", std::vector<Json>{entry}}});
+  Result<std::shared_ptr<ChatModel>> model =
+      BuildModel({.provider = "native", .base_url = s.server->base_url(), .max_retries = 0});
+  ASSERT_TRUE(model.ok());
+  Result<ModelResponse> reply = (*model)->Complete(LongConversation(1), {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(reply.status().message(), HasSubstr("does not fit the model's context window"));
+  EXPECT_THAT(reply.status().message(), HasSubstr("exceeds the available context size"));
+}
+
+}  // namespace
+}  // namespace medreact
