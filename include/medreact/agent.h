@@ -156,6 +156,8 @@ class Agent {
 
  private:
   class Loop;
+  // Run and Resume: one run per Agent. `resume` null for a new run.
+  RunResult Once(const char* entry, const RunRequest& request, const RunState* resume);
   std::shared_ptr<ChatModel> model_;
   std::shared_ptr<const ToolRegistry> tools_;
   AgentOptions options_;

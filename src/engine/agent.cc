@@ -264,37 +264,23 @@ class Agent::Loop {
   std::string limit_reason_;
 };
 
-RunResult Agent::Run(const RunRequest& request) {
-  AgentState expected = AgentState::kIdle;
-  if (!state_.compare_exchange_strong(expected, AgentState::kRunning)) {
-    RunResult r;
-    r.error = "Agent::Run called on an agent that is not idle (an Agent runs once)";
-    r.answer = "No answer: " + r.error + ".";
-    r.trace.status = RunStatusName(r.status);
-    r.trace.answer = r.answer;
-    r.trace.error = r.error;
-    return r;
-  }
-  Loop loop(*this, request);
-  RunResult result = loop.Run(nullptr);
-  state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
-  return result;
-}
+RunResult Agent::Run(const RunRequest& request) { return Once("Agent::Run", request, nullptr); }
 
-RunResult Agent::Resume(const RunState& state) {
+RunResult Agent::Resume(const RunState& state) { return Once("Agent::Resume", {}, &state); }
+
+RunResult Agent::Once(const char* entry, const RunRequest& request, const RunState* resume) {
   AgentState expected = AgentState::kIdle;
   if (!state_.compare_exchange_strong(expected, AgentState::kRunning)) {
     RunResult r;
-    r.error = "Agent::Resume called on an agent that is not idle (an Agent runs once)";
+    r.error = std::string(entry) + " called on an agent that is not idle (an Agent runs once)";
     r.answer = "No answer: " + r.error + ".";
     r.trace.status = RunStatusName(r.status);
     r.trace.answer = r.answer;
     r.trace.error = r.error;
     return r;
   }
-  const RunRequest none;
-  Loop loop(*this, none, state.elapsed_ms);
-  RunResult result = loop.Run(&state);
+  Loop loop(*this, request, resume ? resume->elapsed_ms : 0);
+  RunResult result = loop.Run(resume);
   state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
   return result;
 }
