@@ -1,5 +1,7 @@
 #include "medreact/json.h"
 
+#include "core/json_filter.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,13 +28,13 @@ std::string ParseErrorText(const nlohmann::detail::parse_error& e) {
 }
 
 template <typename J>
-Result<J> ParseGuarded(std::string_view text) {
+Result<J> ParseGuarded(std::string_view text, const typename J::parser_callback_t& filter = nullptr) {
   if (std::optional<size_t> at = JsonDepthExceededAt(text)) {
     return Status::ParseError("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) +
                               " levels at byte " + std::to_string(*at));
   }
   try {
-    return J::parse(text.begin(), text.end());
+    return J::parse(text.begin(), text.end(), filter);
   } catch (const nlohmann::detail::parse_error& e) {
     return Status::ParseError("invalid JSON: " + ParseErrorText(e));
   } catch (const nlohmann::detail::out_of_range&) {
@@ -55,6 +57,10 @@ const Json* Member(const Json& object, std::string_view key) {
 Result<Json> ParseJson(std::string_view text) { return ParseGuarded<Json>(text); }
 
 Result<OrderedJson> ParseOrderedJson(std::string_view text) { return ParseGuarded<OrderedJson>(text); }
+
+Result<Json> ParseJsonFiltered(std::string_view text, const Json::parser_callback_t& filter) {
+  return ParseGuarded<Json>(text, filter);
+}
 
 std::optional<size_t> JsonDepthExceededAt(std::string_view text, int max_depth) {
   int depth = 0;

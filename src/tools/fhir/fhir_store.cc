@@ -10,6 +10,7 @@
 #include "tools/fhir/fhir_store.h"
 
 #include "core/file_io.h"
+#include "core/json_filter.h"
 
 #include <algorithm>
 #include <cctype>
@@ -63,6 +64,14 @@ bool IsClinicalType(const std::string& type) {
   return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return type == t; });
 }
 
+// The fields a clinical date is read from: dates, and periods with a start
+// and an end.
+constexpr const char* kDateFields[] = {"effectiveDateTime", "effectiveInstant", "issued",
+                                       "onsetDateTime",     "recordedDate",     "abatementDateTime",
+                                       "authoredOn",        "performedDateTime", "occurrenceDateTime",
+                                       "started"};
+constexpr const char* kPeriodFields[] = {"period", "effectivePeriod", "performedPeriod", "onsetPeriod"};
+
 // The latest dated field of a clinical resource, with its text.
 std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json& resource) {
   if (!resource.is_object() || !IsClinicalType(StringField(resource, "resourceType"))) return std::nullopt;
@@ -72,11 +81,8 @@ std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json
     if (text.empty()) return;
     if (auto at = ParseFhirInstant(text); at && (!best || *at > best->first)) best = {{*at, text}};
   };
-  for (const char* key : {"effectiveDateTime", "effectiveInstant", "issued", "onsetDateTime", "recordedDate",
-                          "abatementDateTime", "authoredOn", "performedDateTime", "occurrenceDateTime", "started"}) {
-    consider(resource, key);
-  }
-  for (const char* period : {"period", "effectivePeriod", "performedPeriod", "onsetPeriod"}) {
+  for (const char* key : kDateFields) consider(resource, key);
+  for (const char* period : kPeriodFields) {
     auto it = resource.find(period);
     if (it != resource.end() && it->is_object()) {
       consider(*it, "start");
@@ -84,6 +90,52 @@ std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json
     }
   }
   return best;
+}
+
+// What the store needs of a resource it will drop (KeepOnly): its type, id
+// and date fields, so that counts, references, the as-of date and the
+// warnings come out as from the whole resource.
+Json Stub(const Json& resource) {
+  Json stub = Json::object();
+  for (const char* key : {"resourceType", "id"}) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  for (const char* key : kDateFields) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  for (const char* key : kPeriodFields) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  return stub;
+}
+
+// True for a resource of a valid type outside `keep`: a stub will do.
+bool Droppable(const Json& resource, const std::set<std::string>& keep) {
+  return ResourceProblem(resource).empty() && keep.count(resource["resourceType"].get<std::string>()) == 0;
+}
+
+// Parses a Bundle replacing each entry's resource of a type outside `keep`
+// by its Stub as soon as it is read, so the whole record is never built.
+// Any other document is parsed whole.
+Result<Json> ParseBundleKeeping(std::string_view text, const std::set<std::string>& keep) {
+  std::vector<std::string> keys;  // the last key seen at each depth
+  bool stubbed = false;
+  Result<Json> document = ParseJsonFiltered(text, [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const auto d = static_cast<size_t>(depth);
+    if (event == Json::parse_event_t::key) {
+      if (keys.size() <= d) keys.resize(d + 1);
+      keys[d] = parsed.get<std::string>();
+    } else if (event == Json::parse_event_t::object_end && depth == 3 && keys.size() > 3 &&
+               keys[1] == "entry" && keys[3] == "resource" && Droppable(parsed, keep)) {
+      parsed = Stub(parsed);  // root → "entry" array → entry object → "resource"
+      stubbed = true;
+    }
+    return true;
+  });
+  if (document.ok() && stubbed && StringField(*document, "resourceType") != "Bundle") {
+    return ParseJson(text);  // a single resource is kept whole
+  }
+  return document;
 }
 
 }  // namespace
@@ -242,26 +294,43 @@ std::optional<sys_seconds> ClinicalInstant(const Json& resource) {
 
 // --- FhirStore --------------------------------------------------------------
 
-Result<FhirStore> FhirStore::LoadFile(const std::string& path) {
+Result<FhirStore> FhirStore::LoadFile(const std::string& path) { return Load(path, nullptr); }
+
+Result<FhirStore> FhirStore::LoadFile(const std::string& path, const std::set<std::string>& keep_types) {
+  return Load(path, &keep_types);
+}
+
+Result<FhirStore> FhirStore::Load(const std::string& path, const std::set<std::string>* keep) {
   Result<std::string> text = ReadUserFile(path, "FHIR record", kMaxRecordBytes);
   if (!text.ok()) return text.status();
   const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
-  return FromText(*text, path, ndjson_name);
+  return Read(*text, path, ndjson_name, keep);
 }
 
 Result<FhirStore> FhirStore::FromText(std::string_view text, const std::string& source, bool ndjson) {
-  if (ndjson) return FromNdjson(text, source);
-  Result<Json> document = ParseJson(text);
-  if (!document.ok()) {
-    // Several JSON objects one per line is NDJSON even without the extension.
-    const size_t newline = text.find('\n');
-    if (newline != std::string_view::npos && ParseJson(text.substr(0, newline)).ok()) return FromNdjson(text, source);
-    return Status::ParseError("FHIR file '" + source + "' is not JSON: " + document.status().message());
-  }
-  return FromJson(*document, source);
+  return Read(text, source, ndjson, nullptr);
 }
 
-Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& source) {
+Result<FhirStore> FhirStore::Read(std::string_view text, const std::string& source, bool ndjson,
+                                  const std::set<std::string>* keep) {
+  Result<FhirStore> store = Status::Internal("unset");
+  if (ndjson) {
+    store = FromNdjson(text, source, keep);
+  } else if (Result<Json> document = keep ? ParseBundleKeeping(text, *keep) : ParseJson(text); document.ok()) {
+    store = FromJson(std::move(*document), source);
+  } else {
+    // Several JSON objects one per line is NDJSON even without the extension.
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos || !ParseJson(text.substr(0, newline)).ok()) {
+      return Status::ParseError("FHIR file '" + source + "' is not JSON: " + document.status().message());
+    }
+    store = FromNdjson(text, source, keep);
+  }
+  if (store.ok() && keep) store->KeepOnly(*keep);
+  return store;
+}
+
+Result<FhirStore> FhirStore::FromJson(Json document, const std::string& source) {
   if (std::string problem = ResourceProblem(document); !problem.empty()) {
     return Status::InvalidArgument("'" + source + "' is JSON but not FHIR: " + problem +
                                    " (expected a Bundle or a single resource)");
@@ -269,7 +338,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
   FhirStore store;
   store.source_ = source;
   if (document["resourceType"] != "Bundle") {
-    store.Add(document, "");
+    store.Add(std::move(document), "");
     store.Finish();
     return store;
   }
@@ -284,7 +353,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
     return Status::InvalidArgument("'" + source + "': Bundle.entry is not an array");
   } else {
     for (size_t i = 0; i < entries->size(); ++i) {
-      const Json& entry = (*entries)[i];
+      Json& entry = (*entries)[i];
       const std::string where = "entry " + std::to_string(i) + " skipped: ";
       if (!entry.is_object()) {
         store.warnings_.push_back(where + "not a JSON object");
@@ -299,7 +368,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
         store.warnings_.push_back(where + "resource has " + problem);
         continue;
       }
-      store.Add(*resource, StringField(entry, "fullUrl"));
+      store.Add(std::move(*resource), StringField(entry, "fullUrl"));
     }
   }
   store.Finish();
@@ -307,6 +376,11 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
 }
 
 Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string& source) {
+  return FromNdjson(text, source, nullptr);
+}
+
+Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string& source,
+                                        const std::set<std::string>* keep) {
   FhirStore store;
   store.source_ = source;
   size_t line_number = 0, lines = 0;
@@ -328,7 +402,7 @@ Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string
       store.warnings_.push_back(where + problem);
       continue;
     }
-    store.Add(std::move(parsed).value(), "");
+    store.Add(keep && Droppable(*parsed, *keep) ? Stub(*parsed) : std::move(parsed).value(), "");
   }
   if (store.resources_.empty()) {
     std::string detail = lines == 0 ? "it is empty" : "none of its " + std::to_string(lines) + " lines is a resource";
@@ -345,6 +419,7 @@ void FhirStore::Add(Json resource, const std::string& full_url) {
   const std::string id = StringField(resource, "id");
   resources_.push_back(std::move(resource));
   by_type_[type].push_back(index);
+  ++counts_[type];
   // First resource wins on a duplicate key.
   if (!id.empty()) {
     by_reference_.emplace(type + "/" + id, index);
@@ -381,10 +456,37 @@ std::vector<const Json*> FhirStore::OfType(const std::string& type) const {
   return out;
 }
 
-std::map<std::string, size_t> FhirStore::ResourceCounts() const {
-  std::map<std::string, size_t> counts;
-  for (const auto& [type, indices] : by_type_) counts[type] = indices.size();
-  return counts;
+std::map<std::string, size_t> FhirStore::ResourceCounts() const { return counts_; }
+
+void FhirStore::KeepOnly(const std::set<std::string>& types) {
+  constexpr size_t kDropped = static_cast<size_t>(-1);
+  std::vector<size_t> moved_to(resources_.size(), kDropped);
+  std::vector<Json> kept;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    if (types.count(StringField(resources_[i], "resourceType")) == 0) continue;
+    moved_to[i] = kept.size();
+    kept.push_back(std::move(resources_[i]));
+  }
+  resources_ = std::move(kept);
+  for (auto it = by_type_.begin(); it != by_type_.end();) {
+    if (types.count(it->first) == 0) {
+      it = by_type_.erase(it);
+      continue;
+    }
+    for (size_t& index : it->second) index = moved_to[index];
+    ++it;
+  }
+  for (auto it = by_reference_.begin(); it != by_reference_.end();) {
+    if (moved_to[it->second] == kDropped) {
+      it = by_reference_.erase(it);
+    } else {
+      it->second = moved_to[it->second];
+      ++it;
+    }
+  }
+  if (patient_index_) {
+    patient_index_ = moved_to[*patient_index_] == kDropped ? std::nullopt : std::optional(moved_to[*patient_index_]);
+  }
 }
 
 const Json* FhirStore::Resolve(const std::string& reference) const {
