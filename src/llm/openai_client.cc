@@ -1,7 +1,9 @@
 // The OpenAI-compatible ChatModel: POST {base_url}/chat/completions with
 // retries.
 //
-// Each attempt sends the JSON body built by BuildChatCompletionsBody with
+// Each attempt sends the JSON body of BuildChatCompletionsBody (written as
+// text by ChatCompletionsBodyText from the client's ChatBodyCache, so a run's
+// history is serialised once, not on every call) with
 // "Content-Type: application/json", "Authorization: Bearer <key>" when a key
 // is set, and "Accept: text/event-stream" when streaming. A non-streamed 2xx
 // body goes to ParseChatCompletion; a streamed one through a
@@ -20,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include "llm/openai_wire.h"
 #include "llm/retry.h"
 #include "medreact/openai.h"
 
@@ -42,7 +45,7 @@ class OpenAIModel : public ChatModel {
   Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext& ctx) override {
     HttpRequest http;
     http.url = url_;
-    http.body = DumpJson(BuildChatCompletionsBody(request, options_.model));
+    http.body = ChatCompletionsBodyText(request, options_.model, body_cache_);
     http.headers.emplace_back("Content-Type", "application/json");
     http.headers.emplace_back("Accept", request.stream ? "text/event-stream" : "application/json");
     if (!options_.api_key.empty()) http.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
@@ -123,6 +126,7 @@ class OpenAIModel : public ChatModel {
   }
 
   OpenAIOptions options_;
+  ChatBodyCache body_cache_;
   RetryPolicy policy_;
   std::string url_;
   std::string display_url_;  // url_ without credentials, for messages
