@@ -108,11 +108,23 @@ Json ToolsToWire(const std::vector<ToolSpec>& specs) {
   return tools;
 }
 
-// A hash of everything MessageToWire reads.
+// A hash of what MessageToWire reads: each text's size and its first and
+// last kHashedEnds bytes. Hashing whole texts cost as much as a long run's
+// serialisation used to; two messages that differ only in the middle share a
+// bucket, and the equality check (SameWire) tells them apart.
+constexpr size_t kHashedEnds = 64;
+
 size_t MessageHash(const Message& m) {
   const std::hash<std::string_view> hash;
   size_t h = static_cast<size_t>(m.role);
-  auto mix = [&](std::string_view text) { h = (h ^ hash(text)) * 0x100000001b3ULL + text.size(); };
+  auto mix = [&](std::string_view text) {
+    h = (h ^ text.size()) * 0x100000001b3ULL;
+    if (text.size() > 2 * kHashedEnds) {
+      h = (h ^ hash(text.substr(0, kHashedEnds))) * 0x100000001b3ULL;
+      text = text.substr(text.size() - kHashedEnds);
+    }
+    h = (h ^ hash(text)) * 0x100000001b3ULL;
+  };
   mix(m.content);
   mix(m.tool_call_id);
   for (const ToolCall& call : m.tool_calls) {
@@ -357,7 +369,9 @@ void ChatBodyCache::AppendTools(const ToolSpecList& tools, std::string& out) {
 // The keys in the order DumpJson writes a Json object's (sorted), so that the
 // text is BuildChatCompletionsBody's byte for byte.
 std::string ChatCompletionsBodyText(const ModelRequest& request, const std::string& model, ChatBodyCache& cache) {
-  std::string out = "{";
+  std::string out;
+  out.reserve(cache.last_body_size() + 4096);  // a run's next body is its last one and a bit
+  out += '{';
   auto key = [&](const char* name) {
     if (out.size() > 1) out += ',';
     out += '"';
@@ -398,6 +412,7 @@ std::string ChatCompletionsBodyText(const ModelRequest& request, const std::stri
     cache.AppendTools(request.tools, out);
   }
   out += '}';
+  cache.set_last_body_size(out.size());
   return out;
 }
 

@@ -18,6 +18,7 @@
 #ifndef MEDREACT_LLM_OPENAI_WIRE_H_
 #define MEDREACT_LLM_OPENAI_WIRE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <mutex>
@@ -37,6 +38,10 @@ class ChatBodyCache {
   void AppendMessage(const Message& message, std::string& out);
   // Appends the tool list's wire JSON (an array) to `out`.
   void AppendTools(const ToolSpecList& tools, std::string& out);
+  // The size of the last body built: the next one's is most likely a little
+  // more, so it is reserved at once instead of grown by doubling.
+  size_t last_body_size() const { return last_body_size_.load(std::memory_order_relaxed); }
+  void set_last_body_size(size_t n) { last_body_size_.store(n, std::memory_order_relaxed); }
 
  private:
   struct Entry {
@@ -47,6 +52,7 @@ class ChatBodyCache {
   std::unordered_multimap<size_t, Entry> messages_;  // by MessageHash
   size_t bytes_ = 0;                                 // content and text kept in messages_
   std::deque<std::pair<ToolSpecList, std::string>> tools_;  // newest last
+  std::atomic<size_t> last_body_size_{0};
 };
 
 // DumpJson(BuildChatCompletionsBody(request, model)), with the messages and
