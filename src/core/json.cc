@@ -62,6 +62,29 @@ Result<Json> ParseJsonFiltered(std::string_view text, const Json::parser_callbac
   return ParseGuarded<Json>(text, filter);
 }
 
+Result<Json> ParseJsonFileFiltered(std::FILE* file, const Json::parser_callback_t& filter) {
+  struct TooDeep {};
+  auto guarded = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    // A container opening at `depth` is nesting level depth + 1.
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        depth + 1 > kMaxJsonDepth) {
+      throw TooDeep{};
+    }
+    return filter(depth, event, parsed);
+  };
+  try {
+    return Json::parse(file, guarded);
+  } catch (const TooDeep&) {
+    return Status::ParseError("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const nlohmann::detail::parse_error& e) {
+    return Status::ParseError("invalid JSON: " + ParseErrorText(e));
+  } catch (const nlohmann::detail::out_of_range&) {
+    return Status::ParseError("invalid JSON: a number is out of range (beyond ±1.7976931348623157e308)");
+  } catch (const std::exception& e) {
+    return Status::ParseError(std::string("invalid JSON: ") + e.what());
+  }
+}
+
 std::optional<size_t> JsonDepthExceededAt(std::string_view text, int max_depth) {
   int depth = 0;
   bool in_string = false;

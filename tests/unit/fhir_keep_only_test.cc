@@ -114,6 +114,13 @@ TEST(FhirKeepOnlyTest, FilteredLoadOfNdjsonAndOfASingleResource) {
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   ASSERT_EQ(list->resources().size(), 1u);
   EXPECT_EQ(list->resources()[0]["entry"][0]["resource"], Json({{"resourceType", "Claim"}, {"total", 5}}));
+  // Errors are the unfiltered load's, word for word.
+  const std::string broken = (dir / "broken.json").string();
+  std::ofstream(broken) << R"({"resourceType": "Bundle", "entry": [)";
+  Result<FhirStore> filtered = FhirStore::LoadFile(broken, {"Patient"});
+  Result<FhirStore> unfiltered = FhirStore::LoadFile(broken);
+  ASSERT_FALSE(filtered.ok());
+  EXPECT_EQ(filtered.status().ToString(), unfiltered.status().ToString());
   std::filesystem::remove_all(dir);
 }
 

@@ -12,6 +12,10 @@
 #include "core/file_io.h"
 #include "core/json_filter.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -114,13 +118,12 @@ bool Droppable(const Json& resource, const std::set<std::string>& keep) {
   return ResourceProblem(resource).empty() && keep.count(resource["resourceType"].get<std::string>()) == 0;
 }
 
-// Parses a Bundle replacing each entry's resource of a type outside `keep`
-// by its Stub as soon as it is read, so the whole record is never built.
-// Any other document is parsed whole.
-Result<Json> ParseBundleKeeping(std::string_view text, const std::set<std::string>& keep) {
-  std::vector<std::string> keys;  // the last key seen at each depth
-  bool stubbed = false;
-  Result<Json> document = ParseJsonFiltered(text, [&](int depth, Json::parse_event_t event, Json& parsed) {
+// A parser callback replacing each Bundle entry's resource of a type outside
+// `keep` by its Stub as soon as it is read, so the whole record is never
+// built; `stubbed` says whether it did.
+Json::parser_callback_t StubbingFilter(const std::set<std::string>& keep, bool& stubbed) {
+  return [&keep, &stubbed, keys = std::vector<std::string>()](int depth, Json::parse_event_t event,
+                                                              Json& parsed) mutable {
     const auto d = static_cast<size_t>(depth);
     if (event == Json::parse_event_t::key) {
       if (keys.size() <= d) keys.resize(d + 1);
@@ -131,9 +134,41 @@ Result<Json> ParseBundleKeeping(std::string_view text, const std::set<std::strin
       stubbed = true;
     }
     return true;
-  });
+  };
+}
+
+// Parses a Bundle through StubbingFilter; any other document whole.
+Result<Json> ParseBundleKeeping(std::string_view text, const std::set<std::string>& keep) {
+  bool stubbed = false;
+  Result<Json> document = ParseJsonFiltered(text, StubbingFilter(keep, stubbed));
   if (document.ok() && stubbed && StringField(*document, "resourceType") != "Bundle") {
     return ParseJson(text);  // a single resource is kept whole
+  }
+  return document;
+}
+
+// The same from the file itself, read as it is parsed, so its text is never
+// held: a regular file within kMaxRecordBytes holding a Bundle. Anything else
+// (a folder, a parse error, NDJSON, a single resource) is an error, and the
+// caller takes the reading path that says why.
+Result<Json> ParseBundleFileKeeping(const std::string& path, const std::set<std::string>& keep) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Status::NotFound("cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxRecordBytes) {
+    ::close(fd);
+    return Status::InvalidArgument("not a regular file within the size limit");
+  }
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    return Status::Unavailable("cannot read");
+  }
+  bool stubbed = false;
+  Result<Json> document = ParseJsonFileFiltered(file, StubbingFilter(keep, stubbed));
+  std::fclose(file);
+  if (document.ok() && StringField(*document, "resourceType") != "Bundle") {
+    return Status::InvalidArgument("not a Bundle");
   }
   return document;
 }
@@ -301,9 +336,18 @@ Result<FhirStore> FhirStore::LoadFile(const std::string& path, const std::set<st
 }
 
 Result<FhirStore> FhirStore::Load(const std::string& path, const std::set<std::string>* keep) {
+  const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
+  if (keep && !ndjson_name) {
+    // The common case, a Bundle, parsed from the file: the record's text is
+    // never held beside its values. Anything else takes the path below.
+    if (Result<Json> document = ParseBundleFileKeeping(path, *keep); document.ok()) {
+      Result<FhirStore> store = FromJson(std::move(*document), path);
+      if (store.ok()) store->KeepOnly(*keep);
+      return store;
+    }
+  }
   Result<std::string> text = ReadUserFile(path, "FHIR record", kMaxRecordBytes);
   if (!text.ok()) return text.status();
-  const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
   return Read(*text, path, ndjson_name, keep);
 }
 

@@ -41,8 +41,9 @@ class FhirStore {
   // never quote its content.
   static Result<FhirStore> LoadFile(const std::string& path);
   // The same, then KeepOnly(keep_types); the resources of other types are
-  // reduced to what the store needs of them as they are parsed, so the whole
-  // record is never in memory at once (about a third of the peak).
+  // reduced to what the store needs of them as they are parsed, and a Bundle
+  // is parsed from the file as it is read, so neither the whole record nor
+  // its text is ever in memory (errors are the unfiltered load's).
   static Result<FhirStore> LoadFile(const std::string& path, const std::set<std::string>& keep_types);
   // The same from text: NDJSON when `ndjson`, else JSON, falling back to
   // NDJSON when the text is not one JSON document but its first line is.
