@@ -28,7 +28,7 @@ namespace medreact {
 
 struct ModelRequest {
   std::vector<Message> messages;   // system first, if any
-  std::vector<ToolSpec> tools;     // empty: no tools offered
+  ToolSpecList tools;              // empty: no tools offered
   std::string tool_choice;         // "auto", "none", "required" or "" (omit). Default: ""
   std::optional<double> temperature;
   std::optional<int> max_tokens;

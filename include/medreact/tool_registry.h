@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ class ToolRegistry {
   bool empty() const { return order_.empty(); }
   size_t size() const { return order_.size(); }
   std::vector<ToolSpec> Specs() const;        // registration order
+  // The same specs as one shared list, built once and kept until the next
+  // Register(): what an agent offers on every model call.
+  ToolSpecList SharedSpecs() const;
   std::vector<std::string> Names() const;     // registration order
 
   // Validates `arguments` (JSON text) against the tool's schema. On success
@@ -49,6 +53,8 @@ class ToolRegistry {
   struct Entry;
   std::map<std::string, std::unique_ptr<Entry>> tools_;
   std::vector<std::string> order_;
+  mutable std::mutex specs_mu_;
+  mutable ToolSpecList shared_specs_;  // empty until SharedSpecs() builds it
 };
 
 }  // namespace medreact

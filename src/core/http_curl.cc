@@ -1,8 +1,17 @@
 // The libcurl HttpTransport: one HTTP/1.1 (or HTTP/2) exchange per Send().
 //
-// Each Send() uses its own easy handle driven by its own multi handle, so the
-// transport object holds no per-request state and is safe to share between
-// threads; curl_global_init runs once. Connections are kept alive and reused
+// Each Send() drives its own easy handle with its own multi handle, so
+// concurrent requests share nothing but the connection cache, and the
+// transport is safe to share between threads. Handles are not made anew per
+// request: a finished request's pair is reset and kept for the next one (one
+// pair per concurrent request, in practice one per thread), which spares an
+// allocation and the multi handle's wake-up socket pair per call.
+//
+// libcurl itself is loaded at the first Send() (dlopen) and initialised once,
+// not when the program starts: libcurl and the ~30 libraries it pulls in
+// (TLS, Kerberos, LDAP, SSH, IDN...) cost about 5 ms of CPU to map and
+// relocate, more than the rest of the start-up of `medreact --help`, `calc`
+// or a rules-planner triage, which never talk HTTP. Connections are kept alive and reused
 // across Send() calls of one transport through a libcurl share object (its
 // connection cache, locked per data kind): an agent's consecutive model calls
 // skip the TCP (and TLS) handshake, and bursts of calls from a worklist do
@@ -28,6 +37,9 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <dlfcn.h>
 
 #include <curl/curl.h>
 
@@ -50,18 +62,79 @@ namespace {
 constexpr Millis kPollSlice{50};
 constexpr Millis kLongWait{60'000};
 
-struct EasyDeleter {
-  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+// libcurl's entry points, resolved from the shared library at the first
+// request. Its soname has been libcurl.so.4 since libcurl 7.16 (2006).
+constexpr char kCurlLibrary[] = "libcurl.so.4";
+
+struct CurlApi {
+  decltype(&curl_global_init) global_init = nullptr;
+  decltype(&curl_easy_init) easy_init = nullptr;
+  decltype(&curl_easy_cleanup) easy_cleanup = nullptr;
+  decltype(&curl_easy_reset) easy_reset = nullptr;
+  decltype(&curl_easy_setopt) easy_setopt = nullptr;
+  decltype(&curl_easy_getinfo) easy_getinfo = nullptr;
+  decltype(&curl_easy_strerror) easy_strerror = nullptr;
+  decltype(&curl_multi_init) multi_init = nullptr;
+  decltype(&curl_multi_cleanup) multi_cleanup = nullptr;
+  decltype(&curl_multi_add_handle) multi_add_handle = nullptr;
+  decltype(&curl_multi_remove_handle) multi_remove_handle = nullptr;
+  decltype(&curl_multi_perform) multi_perform = nullptr;
+  decltype(&curl_multi_info_read) multi_info_read = nullptr;
+  decltype(&curl_multi_poll) multi_poll = nullptr;
+  decltype(&curl_multi_strerror) multi_strerror = nullptr;
+  decltype(&curl_slist_append) slist_append = nullptr;
+  decltype(&curl_slist_free_all) slist_free_all = nullptr;
+  decltype(&curl_url) url = nullptr;
+  decltype(&curl_url_set) url_set = nullptr;
+  decltype(&curl_url_get) url_get = nullptr;
+  decltype(&curl_url_cleanup) url_cleanup = nullptr;
+  decltype(&curl_free) free = nullptr;
+  decltype(&curl_share_init) share_init = nullptr;
+  decltype(&curl_share_setopt) share_setopt = nullptr;
+  decltype(&curl_share_cleanup) share_cleanup = nullptr;
 };
-struct MultiDeleter {
-  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-struct UrlDeleter {
-  void operator()(CURLU* url) const { curl_url_cleanup(url); }
-};
+
+template <typename F>
+bool Bind(void* library, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(::dlsym(library, name));
+  return fn != nullptr;
+}
+
+Result<const CurlApi*> OpenCurl() {
+  void* library = ::dlopen(kCurlLibrary, RTLD_LAZY | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* why = ::dlerror();
+    return Status::Unavailable(std::string("cannot load ") + kCurlLibrary + " (Debian package libcurl4): " +
+                               (why != nullptr ? why : "unknown error"));
+  }
+  static CurlApi api;
+  const bool bound =
+      Bind(library, "curl_global_init", api.global_init) && Bind(library, "curl_easy_init", api.easy_init) &&
+      Bind(library, "curl_easy_cleanup", api.easy_cleanup) && Bind(library, "curl_easy_reset", api.easy_reset) &&
+      Bind(library, "curl_easy_setopt", api.easy_setopt) && Bind(library, "curl_easy_getinfo", api.easy_getinfo) &&
+      Bind(library, "curl_easy_strerror", api.easy_strerror) && Bind(library, "curl_multi_init", api.multi_init) &&
+      Bind(library, "curl_multi_cleanup", api.multi_cleanup) &&
+      Bind(library, "curl_multi_add_handle", api.multi_add_handle) &&
+      Bind(library, "curl_multi_remove_handle", api.multi_remove_handle) &&
+      Bind(library, "curl_multi_perform", api.multi_perform) &&
+      Bind(library, "curl_multi_info_read", api.multi_info_read) && Bind(library, "curl_multi_poll", api.multi_poll) &&
+      Bind(library, "curl_multi_strerror", api.multi_strerror) &&
+      Bind(library, "curl_slist_append", api.slist_append) && Bind(library, "curl_slist_free_all", api.slist_free_all) &&
+      Bind(library, "curl_url", api.url) && Bind(library, "curl_url_set", api.url_set) &&
+      Bind(library, "curl_url_get", api.url_get) && Bind(library, "curl_url_cleanup", api.url_cleanup) &&
+      Bind(library, "curl_free", api.free) && Bind(library, "curl_share_init", api.share_init) &&
+      Bind(library, "curl_share_setopt", api.share_setopt) && Bind(library, "curl_share_cleanup", api.share_cleanup);
+  if (!bound) return Status::Unavailable(std::string(kCurlLibrary) + " lacks a function medreact needs (libcurl < 7.66)");
+  if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return Status::Internal("curl_global_init failed");
+  return &api;
+}
+
+// libcurl, loaded and initialised once per process and never unloaded; the
+// Status says why when that failed.
+const Result<const CurlApi*>& Curl() {
+  static const Result<const CurlApi*> loaded = OpenCurl();
+  return loaded;
+}
 
 // State shared with the libcurl callbacks of one transfer.
 struct Transfer {
@@ -158,20 +231,24 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 
 // "host:port" of a URL, for error messages.
-std::string HostPort(const std::string& url) {
-  std::unique_ptr<CURLU, UrlDeleter> handle(curl_url());
-  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return "<bad url>";
-  std::string out;
+std::string HostPort(const CurlApi& curl, const std::string& url) {
+  CURLU* handle = curl.url();
+  if (handle == nullptr) return "<bad url>";
+  std::string out = "<bad url>";
   char* part = nullptr;
-  if (curl_url_get(handle.get(), CURLUPART_HOST, &part, 0) == CURLUE_OK) {
-    out = part;
-    curl_free(part);
+  if (curl.url_set(handle, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    out.clear();
+    if (curl.url_get(handle, CURLUPART_HOST, &part, 0) == CURLUE_OK) {
+      out = part;
+      curl.free(part);
+    }
+    if (curl.url_get(handle, CURLUPART_PORT, &part, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+      out += ":";
+      out += part;
+      curl.free(part);
+    }
   }
-  if (curl_url_get(handle.get(), CURLUPART_PORT, &part, CURLU_DEFAULT_PORT) == CURLUE_OK) {
-    out += ":";
-    out += part;
-    curl_free(part);
-  }
+  curl.url_cleanup(handle);
   return out;
 }
 
@@ -186,9 +263,9 @@ bool HasHeader(const HttpRequest& request, std::string_view lower_name) {
   return false;
 }
 
-Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& transfer,
+Status MapCurlError(const CurlApi& curl, CURLcode code, const char* error_buffer, const Transfer& transfer,
                     const HttpRequest& request, CURL* easy) {
-  const std::string peer = HostPort(request.url);
+  const std::string peer = HostPort(curl, request.url);
   if (transfer.cancelled) return Status::Cancelled("request to " + peer + " cancelled");
   if (transfer.too_large) {
     return Status::ResourceExhausted("the response from " + peer + " is larger than the " +
@@ -201,7 +278,7 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
   if (transfer.handler_aborted) {
     return Status::Cancelled("transfer from " + peer + " aborted by the body handler");
   }
-  std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+  std::string detail = error_buffer[0] != '\0' ? error_buffer : curl.easy_strerror(code);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT: {
       // Which phase ran out: no connection (a reused one has a non-zero
@@ -209,8 +286,8 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
       // that sent no response, or a response that did not finish.
       curl_off_t connect_us = 0;
       curl_off_t pretransfer_us = 0;
-      curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
-      curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+      curl.easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+      curl.easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
       if (connect_us == 0 && pretransfer_us == 0) {
         return Status::Timeout("connect timeout: " + peer + " not reached within " +
                                std::to_string(request.connect_timeout.count()) + " ms");
@@ -228,7 +305,7 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
     case CURLE_UNSUPPORTED_PROTOCOL:
       return Status::InvalidArgument("bad URL for " + peer + ": " + detail);
     default:
-      return Status::Unavailable(std::string(curl_easy_strerror(code)) + " (" + peer + "): " + detail);
+      return Status::Unavailable(std::string(curl.easy_strerror(code)) + " (" + peer + "): " + detail);
   }
 }
 
@@ -236,16 +313,16 @@ Status MapCurlError(CURLcode code, const char* error_buffer, const Transfer& tra
 // libcurl requires when handles on several threads use it.
 class ConnectionShare {
  public:
-  ConnectionShare() : share_(curl_share_init()) {
+  explicit ConnectionShare(const CurlApi& curl) : curl_(curl), share_(curl.share_init()) {
     if (share_ == nullptr) return;
-    curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, &Lock);
-    curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &Unlock);
-    curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_.share_setopt(share_, CURLSHOPT_LOCKFUNC, &Lock);
+    curl_.share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &Unlock);
+    curl_.share_setopt(share_, CURLSHOPT_USERDATA, this);
+    curl_.share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_.share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
   }
   ~ConnectionShare() {
-    if (share_ != nullptr) curl_share_cleanup(share_);
+    if (share_ != nullptr) curl_.share_cleanup(share_);
   }
   ConnectionShare(const ConnectionShare&) = delete;
   ConnectionShare& operator=(const ConnectionShare&) = delete;
@@ -263,37 +340,79 @@ class ConnectionShare {
     return i < kKinds ? i : 0;
   }
   static constexpr size_t kKinds = CURL_LOCK_DATA_LAST;
+  const CurlApi& curl_;
   CURLSH* share_;
   std::mutex mutexes_[kKinds];
 };
 
+// An easy handle and the multi handle that drives it.
+struct Handles {
+  CURL* easy = nullptr;
+  CURLM* multi = nullptr;
+};
+
 class CurlTransport : public HttpTransport {
  public:
+  ~CurlTransport() override {
+    // Only idle handles are left: a transport outlives its Send() calls.
+    for (const Handles& h : idle_) Free(h);
+  }
+
   Result<HttpResponse> Send(const HttpRequest& request, const HttpChunkHandler& on_chunk,
                             const CancellationToken& cancel) override {
-    static std::once_flag once;
-    static CURLcode global_init = CURLE_OK;
-    std::call_once(once, [] { global_init = curl_global_init(CURL_GLOBAL_DEFAULT); });
-    if (global_init != CURLE_OK) return Status::Internal("curl_global_init failed");
+    const Result<const CurlApi*>& curl = Curl();
+    if (!curl.ok()) return curl.status();
     if (cancel.cancelled()) return Status::Cancelled("request cancelled before it was sent");
     try {
-      std::call_once(share_once_, [this] { share_ = std::make_unique<ConnectionShare>(); });
-      return Perform(request, on_chunk, cancel, share_->get());
+      std::call_once(share_once_, [&] { share_ = std::make_unique<ConnectionShare>(**curl); });
+      Handles handles = Take(**curl);
+      if (handles.easy == nullptr || handles.multi == nullptr) {
+        Free(handles);
+        return Status::Internal("curl handle allocation failed");
+      }
+      Result<HttpResponse> result = Perform(**curl, handles, request, on_chunk, cancel, share_->get());
+      Give(handles);
+      return result;
     } catch (const std::exception& e) {  // std::bad_alloc and the like
       return Status::Internal(std::string("http transport: ") + e.what());
     }
   }
 
  private:
-  std::once_flag share_once_;  // created on first use: after curl_global_init
-  std::unique_ptr<ConnectionShare> share_;
+  // An idle pair, or a new one.
+  Handles Take(const CurlApi& curl) {
+    {
+      std::lock_guard<std::mutex> lock(idle_mu_);
+      if (!idle_.empty()) {
+        Handles h = idle_.back();
+        idle_.pop_back();
+        return h;
+      }
+    }
+    return {curl.easy_init(), curl.multi_init()};
+  }
 
-  static Result<HttpResponse> Perform(const HttpRequest& request, const HttpChunkHandler& on_chunk,
-                                      const CancellationToken& cancel, CURLSH* share) {
-    std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
-    std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
-    if (!easy || !multi) return Status::Internal("curl handle allocation failed");
-    CURL* h = easy.get();
+  // Back to the idle list, every option reset (the connection stays in the
+  // share's cache, not in the handle).
+  void Give(Handles h) {
+    const CurlApi& curl = **Curl();
+    curl.multi_remove_handle(h.multi, h.easy);  // a no-op when already removed
+    curl.easy_reset(h.easy);
+    std::lock_guard<std::mutex> lock(idle_mu_);
+    idle_.push_back(h);
+  }
+
+  static void Free(const Handles& h) {
+    const CurlApi& curl = **Curl();
+    if (h.multi != nullptr) curl.multi_cleanup(h.multi);
+    if (h.easy != nullptr) curl.easy_cleanup(h.easy);
+  }
+
+  static Result<HttpResponse> Perform(const CurlApi& curl, const Handles& handles, const HttpRequest& request,
+                                      const HttpChunkHandler& on_chunk, const CancellationToken& cancel,
+                                      CURLSH* share) {
+    CURL* h = handles.easy;
+    CURLM* multi = handles.multi;
 
     Transfer transfer;
     transfer.on_chunk = &on_chunk;
@@ -304,37 +423,37 @@ class CurlTransport : public HttpTransport {
 
     curl_slist* raw_headers = nullptr;
     for (const auto& [name, value] : request.headers) {
-      raw_headers = curl_slist_append(raw_headers, (name + ": " + value).c_str());
+      raw_headers = curl.slist_append(raw_headers, (name + ": " + value).c_str());
     }
     // No "Expect: 100-continue" round trip before large bodies.
-    if (!HasHeader(request, "expect")) raw_headers = curl_slist_append(raw_headers, "Expect:");
-    std::unique_ptr<curl_slist, SlistDeleter> headers(raw_headers);
+    if (!HasHeader(request, "expect")) raw_headers = curl.slist_append(raw_headers, "Expect:");
+    const std::unique_ptr<curl_slist, decltype(curl.slist_free_all)> headers(raw_headers, curl.slist_free_all);
 
-    curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
-    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-    if (share != nullptr) curl_easy_setopt(h, CURLOPT_SHARE, share);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+    curl.easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+    curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+    curl.easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (share != nullptr) curl.easy_setopt(h, CURLOPT_SHARE, share);
+    curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
     const int64_t total_ms = std::max<int64_t>(0, request.total_timeout.count());  // 0 = no limit
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(total_ms));
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &OnHeader);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &OnBody);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &OnProgress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &transfer);
+    curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(total_ms));
+    curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, &OnHeader);
+    curl.easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+    curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, &OnBody);
+    curl.easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
+    curl.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+    curl.easy_setopt(h, CURLOPT_XFERINFODATA, &transfer);
     if (request.method == "GET") {
-      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+      curl.easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else {
-      if (request.method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+      if (request.method != "POST") curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      curl.easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
     }
 
-    if (curl_multi_add_handle(multi.get(), h) != CURLM_OK) {
+    if (curl.multi_add_handle(multi, h) != CURLM_OK) {
       return Status::Internal("curl_multi_add_handle failed");
     }
     const int wake_fd = cancel.wake_fd();
@@ -346,13 +465,13 @@ class CurlTransport : public HttpTransport {
     bool aborted = false;
     while (!finished) {
       int running = 0;
-      CURLMcode mc = curl_multi_perform(multi.get(), &running);
+      CURLMcode mc = curl.multi_perform(multi, &running);
       if (mc != CURLM_OK) {
-        curl_multi_remove_handle(multi.get(), h);
-        return Status::Internal(std::string("curl_multi_perform: ") + curl_multi_strerror(mc));
+        curl.multi_remove_handle(multi, h);
+        return Status::Internal(std::string("curl_multi_perform: ") + curl.multi_strerror(mc));
       }
       int queued = 0;
-      while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+      while (CURLMsg* msg = curl.multi_info_read(multi, &queued)) {
         if (msg->msg == CURLMSG_DONE && msg->easy_handle == h) {
           result = msg->data.result;
           finished = true;
@@ -370,19 +489,26 @@ class CurlTransport : public HttpTransport {
         const auto idle_left = transfer.idle_timeout - std::chrono::duration_cast<Millis>(SteadyClock::now() - transfer.last_byte);
         wait = std::clamp(idle_left + Millis(1), Millis(1), wait);
       }
-      curl_multi_poll(multi.get(), wake_fd >= 0 ? &cancel_wait : nullptr, wake_fd >= 0 ? 1 : 0,
+      curl.multi_poll(multi, wake_fd >= 0 ? &cancel_wait : nullptr, wake_fd >= 0 ? 1 : 0,
                       static_cast<int>(wait.count()), nullptr);
     }
-    curl_multi_remove_handle(multi.get(), h);
+    curl.multi_remove_handle(multi, h);
 
-    if (aborted || result != CURLE_OK) return MapCurlError(result, error_buffer, transfer, request, h);
+    if (aborted || result != CURLE_OK) return MapCurlError(curl, result, error_buffer, transfer, request, h);
     if (transfer.response.status == 0) {
       long code = 0;
-      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+      curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
       transfer.response.status = static_cast<int>(code);
     }
     return std::move(transfer.response);
   }
+
+  std::once_flag share_once_;  // created on first use: after libcurl is loaded
+  std::unique_ptr<ConnectionShare> share_;
+  // Handles of finished requests; the destructor frees them before the share
+  // they are attached to.
+  std::mutex idle_mu_;
+  std::vector<Handles> idle_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "medreact/json.h"
 
+#include "core/json_filter.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,13 +28,13 @@ std::string ParseErrorText(const nlohmann::detail::parse_error& e) {
 }
 
 template <typename J>
-Result<J> ParseGuarded(std::string_view text) {
+Result<J> ParseGuarded(std::string_view text, const typename J::parser_callback_t& filter = nullptr) {
   if (std::optional<size_t> at = JsonDepthExceededAt(text)) {
     return Status::ParseError("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) +
                               " levels at byte " + std::to_string(*at));
   }
   try {
-    return J::parse(text.begin(), text.end());
+    return J::parse(text.begin(), text.end(), filter);
   } catch (const nlohmann::detail::parse_error& e) {
     return Status::ParseError("invalid JSON: " + ParseErrorText(e));
   } catch (const nlohmann::detail::out_of_range&) {
@@ -55,6 +57,33 @@ const Json* Member(const Json& object, std::string_view key) {
 Result<Json> ParseJson(std::string_view text) { return ParseGuarded<Json>(text); }
 
 Result<OrderedJson> ParseOrderedJson(std::string_view text) { return ParseGuarded<OrderedJson>(text); }
+
+Result<Json> ParseJsonFiltered(std::string_view text, const Json::parser_callback_t& filter) {
+  return ParseGuarded<Json>(text, filter);
+}
+
+Result<Json> ParseJsonFileFiltered(std::FILE* file, const Json::parser_callback_t& filter) {
+  struct TooDeep {};
+  auto guarded = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    // A container opening at `depth` is nesting level depth + 1.
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        depth + 1 > kMaxJsonDepth) {
+      throw TooDeep{};
+    }
+    return filter(depth, event, parsed);
+  };
+  try {
+    return Json::parse(file, guarded);
+  } catch (const TooDeep&) {
+    return Status::ParseError("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const nlohmann::detail::parse_error& e) {
+    return Status::ParseError("invalid JSON: " + ParseErrorText(e));
+  } catch (const nlohmann::detail::out_of_range&) {
+    return Status::ParseError("invalid JSON: a number is out of range (beyond ±1.7976931348623157e308)");
+  } catch (const std::exception& e) {
+    return Status::ParseError(std::string("invalid JSON: ") + e.what());
+  }
+}
 
 std::optional<size_t> JsonDepthExceededAt(std::string_view text, int max_depth) {
   int depth = 0;

@@ -732,7 +732,7 @@ void Agent::Loop::RecordResponse(const ModelResponse& response, StepRecord& rec)
 ModelRequest Agent::Loop::BuildRequest(bool with_tools) const {
   ModelRequest request;
   request.messages = WindowMessages(messages_, options_.max_history_messages);
-  if (with_tools) request.tools = agent_.tools_->Specs();
+  if (with_tools) request.tools = agent_.tools_->SharedSpecs();
   if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
   request.temperature = options_.temperature;
   request.max_tokens = options_.max_tokens;

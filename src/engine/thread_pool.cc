@@ -1,26 +1,93 @@
 #include "engine/thread_pool.h"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
-#include <vector>
+#include <utility>
 
 namespace medreact {
 
 struct ThreadPool::Shared {
   std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::function<void()>> queue;
-  bool stopping = false;
+  std::deque<std::function<void()>> queue;  // waiting for a free slot of the bound
   int size = 1;
-  std::vector<std::thread> workers;
-  std::vector<std::shared_ptr<std::atomic<bool>>> busy;
+  int running = 0;  // tasks of this pool on workers; the queue is non-empty only at `size`
+  bool stopping = false;
 };
 
 namespace {
 
-void WorkerLoop(std::shared_ptr<ThreadPool::Shared> shared, std::shared_ptr<std::atomic<bool>> busy);
+// How long an idle worker waits for work before it exits: long enough that
+// the runs of a busy process (a server, a worklist, a benchmark) reuse
+// workers, short enough that an idle process does not keep them.
+constexpr std::chrono::seconds kIdleExit{30};
+
+std::atomic<uint64_t> g_threads_started{0};
+
+// The process's workers. Never destroyed: a worker may still be running an
+// abandoned tool when main() returns, and must not find its mutex gone.
+class Workers {
+ public:
+  static Workers& Get() {
+    static Workers* const workers = new Workers();
+    return *workers;
+  }
+
+  void Run(std::function<void()> job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Each idle worker takes one queued job when it wakes; start one more when
+    // the jobs would outnumber them. A new worker counts as idle at once, so a
+    // burst starts exactly the workers it needs.
+    if (jobs_.size() + 1 > idle_) {
+      std::thread(&Workers::Loop, this).detach();  // may throw: nothing is queued yet
+      g_threads_started.fetch_add(1, std::memory_order_relaxed);
+      ++idle_;
+    }
+    jobs_.push_back(std::move(job));
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      const bool have_job = cv_.wait_for(lock, kIdleExit, [&] { return !jobs_.empty(); });
+      --idle_;
+      if (!have_job) return;
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      job();
+      job = nullptr;  // release what the job holds before waiting again
+      lock.lock();
+      ++idle_;
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  size_t idle_ = 0;  // workers waiting for a job, or started and not yet waiting
+};
+
+// Runs `task`, then the pool's queued tasks, on one worker, until the queue
+// is empty or the pool is gone.
+void Drain(const std::shared_ptr<ThreadPool::Shared>& shared, std::function<void()> task) {
+  for (;;) {
+    task();
+    task = nullptr;
+    std::lock_guard<std::mutex> lock(shared->mu);
+    if (shared->stopping || shared->queue.empty()) {
+      --shared->running;
+      return;
+    }
+    task = std::move(shared->queue.front());
+    shared->queue.pop_front();
+  }
+}
 
 }  // namespace
 
@@ -29,59 +96,32 @@ ThreadPool::ThreadPool(int threads) : shared_(std::make_shared<Shared>()) {
 }
 
 ThreadPool::~ThreadPool() {
-  std::vector<std::thread> workers;
-  std::vector<std::shared_ptr<std::atomic<bool>>> busy;
-  {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->stopping = true;
-    shared_->queue.clear();
-    workers.swap(shared_->workers);
-    busy.swap(shared_->busy);
-  }
-  shared_->cv.notify_all();
-  for (size_t i = 0; i < workers.size(); ++i) {
-    // A worker still running a task (a hung tool) is let go; it exits when
-    // its task returns and holds the shared state alive until then.
-    if (busy[i]->load()) {
-      workers[i].detach();
-    } else {
-      workers[i].join();
-    }
-  }
+  std::deque<std::function<void()>> dropped;
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->stopping = true;
+  dropped.swap(shared_->queue);
 }
 
 int ThreadPool::size() const { return shared_->size; }
 
+uint64_t ThreadPool::ThreadsStarted() { return g_threads_started.load(std::memory_order_relaxed); }
+
 void ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->queue.push_back(std::move(task));
-    if (static_cast<int>(shared_->workers.size()) < shared_->size) {
-      auto busy = std::make_shared<std::atomic<bool>>(false);
-      shared_->busy.push_back(busy);
-      shared_->workers.emplace_back(WorkerLoop, shared_, busy);
+    if (shared_->running >= shared_->size) {
+      shared_->queue.push_back(std::move(task));
+      return;
     }
+    ++shared_->running;
   }
-  shared_->cv.notify_one();
-}
-
-namespace {
-
-void WorkerLoop(std::shared_ptr<ThreadPool::Shared> shared, std::shared_ptr<std::atomic<bool>> busy) {
-  for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(shared->mu);
-      shared->cv.wait(lock, [&] { return shared->stopping || !shared->queue.empty(); });
-      if (shared->stopping) return;
-      task = std::move(shared->queue.front());
-      shared->queue.pop_front();
-      busy->store(true);
-    }
-    task();
-    busy->store(false);
+  try {
+    Workers::Get().Run([shared = shared_, task = std::move(task)]() mutable { Drain(shared, std::move(task)); });
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    --shared_->running;
+    throw;
   }
 }
 
-}  // namespace
 }  // namespace medreact

@@ -118,6 +118,8 @@ Status ToolRegistry::Register(std::unique_ptr<Tool> tool) {
   auto entry = std::make_unique<Entry>(Entry{std::move(tool), std::move(*schema)});
   order_.push_back(entry->tool->spec().name);
   tools_.emplace(order_.back(), std::move(entry));
+  std::lock_guard<std::mutex> lock(specs_mu_);
+  shared_specs_ = {};  // rebuilt with the new tool on the next SharedSpecs()
   return Status::OK();
 }
 
@@ -131,6 +133,12 @@ std::vector<ToolSpec> ToolRegistry::Specs() const {
   specs.reserve(order_.size());
   for (const std::string& name : order_) specs.push_back(tools_.at(name)->tool->spec());
   return specs;
+}
+
+ToolSpecList ToolRegistry::SharedSpecs() const {
+  std::lock_guard<std::mutex> lock(specs_mu_);
+  if (shared_specs_.empty() && !order_.empty()) shared_specs_ = Specs();
+  return shared_specs_;
 }
 
 std::vector<std::string> ToolRegistry::Names() const { return order_; }

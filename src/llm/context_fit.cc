@@ -63,10 +63,12 @@ Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<s
 
   // 1. Shorter tool descriptions.
   if (!request.tools.empty()) {
-    for (ToolSpec& tool : request.tools) {
+    std::vector<ToolSpec> shorter = request.tools.specs();
+    for (ToolSpec& tool : shorter) {
       tool.description = FirstSentence(tool.description);
       if (tool.parameters.contains("properties")) DropSchemaDescriptions(tool.parameters["properties"]);
     }
+    request.tools = std::move(shorter);
     if (changes) changes->push_back("tool descriptions shortened to fit the context window");
     if (EstimateTokens(request) <= budget) return Status::OK();
   }

@@ -1,7 +1,9 @@
 // The OpenAI-compatible ChatModel: POST {base_url}/chat/completions with
 // retries.
 //
-// Each attempt sends the JSON body built by BuildChatCompletionsBody with
+// Each attempt sends the JSON body of BuildChatCompletionsBody (written as
+// text by ChatCompletionsBodyText from the client's ChatBodyCache, so a run's
+// history is serialised once, not on every call) with
 // "Content-Type: application/json", "Authorization: Bearer <key>" when a key
 // is set, and "Accept: text/event-stream" when streaming. A non-streamed 2xx
 // body goes to ParseChatCompletion; a streamed one through a
@@ -24,6 +26,7 @@
 
 #include "core/log.h"
 #include "llm/context_fit.h"
+#include "llm/openai_wire.h"
 #include "llm/retry.h"
 #include "medreact/openai.h"
 
@@ -56,7 +59,7 @@ class OpenAIModel : public ChatModel {
     const ModelRequest& request = fitted.messages.empty() ? original : fitted;
     HttpRequest http;
     http.url = url_;
-    http.body = DumpJson(BuildChatCompletionsBody(request, options_.model));
+    http.body = ChatCompletionsBodyText(request, options_.model, body_cache_);
     http.headers.emplace_back("Content-Type", "application/json");
     http.headers.emplace_back("Accept", request.stream ? "text/event-stream" : "application/json");
     if (!options_.api_key.empty()) http.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
@@ -168,6 +171,7 @@ class OpenAIModel : public ChatModel {
   OpenAIOptions options_;
   std::once_flag probe_once_;
   std::atomic<int64_t> known_window_{0};
+  ChatBodyCache body_cache_;
   RetryPolicy policy_;
   std::string url_;
   std::string display_url_;  // url_ without credentials, for messages

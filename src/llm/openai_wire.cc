@@ -20,9 +20,17 @@
 // parse_error so the agent can tell the model. The streaming accumulator
 // (openai_stream.cc) builds its result through ParseChatCompletion too, so both
 // paths produce identical responses.
+//
+// ChatCompletionsBodyText (openai_wire.h) writes the same body as text from
+// per-message and per-tool-list pieces that a ChatBodyCache keeps, so the
+// history is serialised once, not on every call.
 
+#include "llm/openai_wire.h"
+
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "medreact/openai.h"
@@ -87,6 +95,70 @@ Json MessageToWire(const Message& message) {
       break;
   }
   return out;
+}
+
+Json ToolsToWire(const std::vector<ToolSpec>& specs) {
+  Json tools = Json::array();
+  for (const ToolSpec& spec : specs) {
+    tools.push_back({{"type", "function"},
+                     {"function", {{"name", spec.name},
+                                   {"description", spec.description},
+                                   {"parameters", spec.parameters}}}});
+  }
+  return tools;
+}
+
+// A hash of what MessageToWire reads: each text's size and its first and
+// last kHashedEnds bytes. Hashing whole texts cost as much as a long run's
+// serialisation used to; two messages that differ only in the middle share a
+// bucket, and the equality check (SameWire) tells them apart.
+constexpr size_t kHashedEnds = 64;
+
+size_t MessageHash(const Message& m) {
+  const std::hash<std::string_view> hash;
+  size_t h = static_cast<size_t>(m.role);
+  auto mix = [&](std::string_view text) {
+    h = (h ^ text.size()) * 0x100000001b3ULL;
+    if (text.size() > 2 * kHashedEnds) {
+      h = (h ^ hash(text.substr(0, kHashedEnds))) * 0x100000001b3ULL;
+      text = text.substr(text.size() - kHashedEnds);
+    }
+    h = (h ^ hash(text)) * 0x100000001b3ULL;
+  };
+  mix(m.content);
+  mix(m.tool_call_id);
+  for (const ToolCall& call : m.tool_calls) {
+    mix(call.id);
+    mix(call.name);
+    mix(call.arguments);
+  }
+  for (const ContentPart& part : m.images) {
+    h ^= static_cast<size_t>(part.kind) + 1;
+    mix(part.text);
+    mix(part.image_url);
+  }
+  return h;
+}
+
+bool SameWire(const Message& a, const Message& b) {
+  if (a.role != b.role || a.content != b.content || a.tool_call_id != b.tool_call_id ||
+      a.tool_calls != b.tool_calls || a.images.size() != b.images.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.images.size(); ++i) {
+    if (a.images[i].kind != b.images[i].kind || a.images[i].text != b.images[i].text ||
+        a.images[i].image_url != b.images[i].image_url) {
+      return false;
+    }
+  }
+  return true;
+}
+
+size_t MessageBytes(const Message& m) {
+  size_t n = m.content.size() + m.tool_call_id.size() + m.name.size();
+  for (const ToolCall& call : m.tool_calls) n += call.id.size() + call.name.size() + call.arguments.size();
+  for (const ContentPart& part : m.images) n += part.text.size() + part.image_url.size();
+  return n;
 }
 
 // Text of a "content" value: a string, null, or an array of parts.
@@ -241,16 +313,7 @@ Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& mo
   Json messages = Json::array();
   for (const Message& message : request.messages) messages.push_back(MessageToWire(message));
   body["messages"] = std::move(messages);
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const ToolSpec& spec : request.tools) {
-      tools.push_back({{"type", "function"},
-                       {"function", {{"name", spec.name},
-                                     {"description", spec.description},
-                                     {"parameters", spec.parameters}}}});
-    }
-    body["tools"] = std::move(tools);
-  }
+  if (!request.tools.empty()) body["tools"] = ToolsToWire(request.tools);
   if (!request.tool_choice.empty()) body["tool_choice"] = request.tool_choice;
   if (request.temperature) body["temperature"] = *request.temperature;
   if (request.max_tokens) body["max_tokens"] = *request.max_tokens;
@@ -259,6 +322,98 @@ Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& mo
     body["stream_options"] = {{"include_usage", true}};
   }
   return body;
+}
+
+void ChatBodyCache::AppendMessage(const Message& message, std::string& out) {
+  const size_t hash = MessageHash(message);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [first, last] = messages_.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (SameWire(it->second.message, message)) {
+        out += it->second.text;
+        return;
+      }
+    }
+  }
+  std::string text = DumpJson(MessageToWire(message));
+  out += text;
+  const size_t bytes = MessageBytes(message) + text.size();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bytes_ + bytes > kMaxBytes) {
+    messages_.clear();
+    bytes_ = 0;
+  }
+  if (bytes > kMaxBytes) return;
+  messages_.emplace(hash, Entry{message, std::move(text)});
+  bytes_ += bytes;
+}
+
+void ChatBodyCache::AppendTools(const ToolSpecList& tools, std::string& out) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [list, text] : tools_) {
+      if (list.SameAs(tools)) {
+        out += text;
+        return;
+      }
+    }
+  }
+  std::string text = DumpJson(ToolsToWire(tools));
+  out += text;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tools_.size() == kToolSlots) tools_.pop_front();
+  tools_.emplace_back(tools, std::move(text));
+}
+
+// The keys in the order DumpJson writes a Json object's (sorted), so that the
+// text is BuildChatCompletionsBody's byte for byte.
+std::string ChatCompletionsBodyText(const ModelRequest& request, const std::string& model, ChatBodyCache& cache) {
+  std::string out;
+  out.reserve(cache.last_body_size() + 4096);  // a run's next body is its last one and a bit
+  out += '{';
+  auto key = [&](const char* name) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += name;
+    out += "\":";
+  };
+  if (request.max_tokens) {
+    key("max_tokens");
+    out += DumpJson(Json(*request.max_tokens));
+  }
+  key("messages");
+  out += '[';
+  for (size_t i = 0; i < request.messages.size(); ++i) {
+    if (i > 0) out += ',';
+    cache.AppendMessage(request.messages[i], out);
+  }
+  out += ']';
+  if (!model.empty()) {
+    key("model");
+    out += DumpJson(Json(model));
+  }
+  if (request.stream) {
+    key("stream");
+    out += "true";
+    key("stream_options");
+    out += R"({"include_usage":true})";
+  }
+  if (request.temperature) {
+    key("temperature");
+    out += DumpJson(Json(*request.temperature));
+  }
+  if (!request.tool_choice.empty()) {
+    key("tool_choice");
+    out += DumpJson(Json(request.tool_choice));
+  }
+  if (!request.tools.empty()) {
+    key("tools");
+    cache.AppendTools(request.tools, out);
+  }
+  out += '}';
+  cache.set_last_body_size(out.size());
+  return out;
 }
 
 Result<ModelResponse> ParseChatCompletion(const Json& body) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "llm/openai_wire.h"
 #include "medreact/openai.h"
 
 namespace medreact {
@@ -230,6 +231,59 @@ TEST(OpenAIWireTest, OddShapesDoNotThrow) {
     ASSERT_TRUE(r.ok()) << body << " " << r.status().ToString();
     EXPECT_FALSE(r->parse_error.empty()) << body;
   }
+}
+
+// The body text the client sends comes from cached pieces; it must be the
+// mapping's body byte for byte, and a cached piece must never stand in for a
+// message or tool list that differs.
+TEST(ChatBodyCacheTest, TextIsTheMappingsBodyByteForByte) {
+  ChatBodyCache cache;
+  ModelRequest request;
+  request.messages = {Message::System("You are careful."), Message::User("Check the INR \"now\".\n\u00e9"),
+                      Message::Assistant("", {{"call_1", "get_recent_labs", R"({"category": "Coag", "x": 1})"},
+                                              {"call_2", "bad", "not json"}}),
+                      Message::Tool("call_1", "get_recent_labs", "INR 2.3"), Message::Tool("call_2", "bad", "Error")};
+  Message with_image = Message::User("What is this?");
+  with_image.images = {{.kind = ContentPart::Kind::kImage, .image_url = "data:image/png;base64,AAAA"}};
+  request.messages.push_back(with_image);
+  request.tools = {ToolSpec{"get_recent_labs", "Recent labs.",
+                            Json::parse(R"({"type":"object","properties":{"category":{"type":"string"}}})")}};
+  request.tool_choice = "auto";
+  for (int round = 0; round < 2; ++round) {  // first from scratch, then from the cache
+    EXPECT_EQ(ChatCompletionsBodyText(request, "m", cache), DumpJson(BuildChatCompletionsBody(request, "m")));
+  }
+  request.temperature = 0.2;
+  request.max_tokens = 512;
+  request.stream = true;
+  EXPECT_EQ(ChatCompletionsBodyText(request, "", cache), DumpJson(BuildChatCompletionsBody(request, "")));
+  request.tools = {};
+  request.tool_choice.clear();
+  EXPECT_EQ(ChatCompletionsBodyText(request, "m", cache), DumpJson(BuildChatCompletionsBody(request, "m")));
+}
+
+TEST(ChatBodyCacheTest, AChangedMessageOrToolListIsSerialisedAgain) {
+  ChatBodyCache cache;
+  ModelRequest request;
+  request.messages = {Message::User("first"), Message::Tool("call_1", "t", "result one")};
+  request.tools = {ToolSpec{"t", "a tool"}};
+  (void)ChatCompletionsBodyText(request, "m", cache);
+  request.messages[1].content = "result two";  // same place, new content
+  request.tools = {ToolSpec{"t", "another description"}};  // a new list
+  EXPECT_EQ(ChatCompletionsBodyText(request, "m", cache), DumpJson(BuildChatCompletionsBody(request, "m")));
+  // A list equal to a cached one but built apart is serialised on its own.
+  request.tools = {ToolSpec{"t", "another description"}};
+  EXPECT_EQ(ChatCompletionsBodyText(request, "m", cache), DumpJson(BuildChatCompletionsBody(request, "m")));
+}
+
+TEST(ToolSpecListTest, CopiesShareOneListAndSeparateListsDoNot) {
+  const ToolSpecList a = std::vector<ToolSpec>{ToolSpec{"t", "d"}};
+  const ToolSpecList copy = a;
+  const ToolSpecList equal = std::vector<ToolSpec>{ToolSpec{"t", "d"}};
+  EXPECT_TRUE(copy.SameAs(a));
+  EXPECT_FALSE(equal.SameAs(a));
+  EXPECT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy[0].name, "t");
+  EXPECT_TRUE(ToolSpecList().empty());
 }
 
 }  // namespace

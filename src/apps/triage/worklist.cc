@@ -6,13 +6,15 @@
 #include <chrono>
 #include <filesystem>
 #include <iterator>
+#include <latch>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "apps/triage/triage_policy.h"
 #include "core/file_io.h"
+#include "engine/thread_pool.h"
+#include "tools/fhir/fhir_pack.h"
 #include "medreact/trace.h"
 
 namespace medreact {
@@ -65,7 +67,8 @@ Result<LoadedCase> LoadCase(const fs::path& folder) {
   fs::path record = folder / "fhir.json";
   if (!Exists(record)) record = folder / "fhir.ndjson";
   if (!Exists(record)) return Status::NotFound("no fhir.json or fhir.ndjson in '" + folder.string() + "'");
-  Result<FhirStore> store = FhirStore::LoadFile(record.string());
+  // Cases run side by side: each holds only what the fhir tools read.
+  Result<FhirStore> store = FhirStore::LoadFile(record.string(), FhirPackResourceTypes());
   if (!store.ok()) return store.status();
 
   LoadedCase loaded;
@@ -288,11 +291,19 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
       report.cases[i] = std::move(result);
     }
   };
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(1, options.concurrency)), 1, cases.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  // The other workers run on the engine's shared threads (the cases' agents
+  // reuse them for their tool calls); this thread is one of the workers.
+  const size_t threads = std::max<size_t>(1, std::min<size_t>(std::max(1, options.concurrency), cases.size()));
+  std::latch finished(static_cast<std::ptrdiff_t>(threads - 1));
+  ThreadPool pool(static_cast<int>(threads));
+  for (size_t t = 1; t < threads; ++t) {
+    pool.Submit([&] {
+      worker();
+      finished.count_down();
+    });
+  }
   worker();
-  for (std::thread& t : pool) t.join();
+  finished.wait();
 
   std::stable_sort(report.cases.begin(), report.cases.end(), WorklistOrder);
   for (const WorklistCaseResult& c : report.cases) {

@@ -156,6 +156,12 @@ std::vector<std::string> FhirPackToolNames() {
           "get_vital_signs",      "check_allergies",         "get_imaging_history"};
 }
 
+std::set<std::string> FhirPackResourceTypes() {
+  // Medication: what a MedicationRequest's medicationReference resolves to.
+  return {"Patient",      "Observation",        "Condition",    "MedicationRequest",
+          "Medication",   "AllergyIntolerance", "ImagingStudy", "DiagnosticReport"};
+}
+
 Status RegisterFhirPack(ToolRegistry& registry, std::shared_ptr<const FhirStore> store) {
   if (!store) return Status::InvalidArgument("fhir pack: no FHIR store");
   for (const std::string& name : FhirPackToolNames()) {

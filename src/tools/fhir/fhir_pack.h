@@ -17,6 +17,7 @@
 #define MEDREACT_TOOLS_FHIR_FHIR_PACK_H_
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ Status RegisterFhirPack(ToolRegistry& registry, std::shared_ptr<const FhirStore>
 
 // The names RegisterFhirPack adds, in registration order.
 std::vector<std::string> FhirPackToolNames();
+
+// Every resource type the pack's tools read (the manifest's counts and the
+// as-of date come from the whole record through the store): a store reduced
+// to them with FhirStore::KeepOnly gives the same results in less memory.
+std::set<std::string> FhirPackResourceTypes();
 
 }  // namespace medreact
 

@@ -10,6 +10,11 @@
 #include "tools/fhir/fhir_store.h"
 
 #include "core/file_io.h"
+#include "core/json_filter.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -63,6 +68,14 @@ bool IsClinicalType(const std::string& type) {
   return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return type == t; });
 }
 
+// The fields a clinical date is read from: dates, and periods with a start
+// and an end.
+constexpr const char* kDateFields[] = {"effectiveDateTime", "effectiveInstant", "issued",
+                                       "onsetDateTime",     "recordedDate",     "abatementDateTime",
+                                       "authoredOn",        "performedDateTime", "occurrenceDateTime",
+                                       "started"};
+constexpr const char* kPeriodFields[] = {"period", "effectivePeriod", "performedPeriod", "onsetPeriod"};
+
 // The latest dated field of a clinical resource, with its text.
 std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json& resource) {
   if (!resource.is_object() || !IsClinicalType(StringField(resource, "resourceType"))) return std::nullopt;
@@ -72,11 +85,8 @@ std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json
     if (text.empty()) return;
     if (auto at = ParseFhirInstant(text); at && (!best || *at > best->first)) best = {{*at, text}};
   };
-  for (const char* key : {"effectiveDateTime", "effectiveInstant", "issued", "onsetDateTime", "recordedDate",
-                          "abatementDateTime", "authoredOn", "performedDateTime", "occurrenceDateTime", "started"}) {
-    consider(resource, key);
-  }
-  for (const char* period : {"period", "effectivePeriod", "performedPeriod", "onsetPeriod"}) {
+  for (const char* key : kDateFields) consider(resource, key);
+  for (const char* period : kPeriodFields) {
     auto it = resource.find(period);
     if (it != resource.end() && it->is_object()) {
       consider(*it, "start");
@@ -84,6 +94,83 @@ std::optional<std::pair<sys_seconds, std::string>> LatestClinicalDate(const Json
     }
   }
   return best;
+}
+
+// What the store needs of a resource it will drop (KeepOnly): its type, id
+// and date fields, so that counts, references, the as-of date and the
+// warnings come out as from the whole resource.
+Json Stub(const Json& resource) {
+  Json stub = Json::object();
+  for (const char* key : {"resourceType", "id"}) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  for (const char* key : kDateFields) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  for (const char* key : kPeriodFields) {
+    if (auto it = resource.find(key); it != resource.end()) stub[key] = *it;
+  }
+  return stub;
+}
+
+// True for a resource of a valid type outside `keep`: a stub will do.
+bool Droppable(const Json& resource, const std::set<std::string>& keep) {
+  return ResourceProblem(resource).empty() && keep.count(resource["resourceType"].get<std::string>()) == 0;
+}
+
+// A parser callback replacing each Bundle entry's resource of a type outside
+// `keep` by its Stub as soon as it is read, so the whole record is never
+// built; `stubbed` says whether it did.
+Json::parser_callback_t StubbingFilter(const std::set<std::string>& keep, bool& stubbed) {
+  return [&keep, &stubbed, keys = std::vector<std::string>()](int depth, Json::parse_event_t event,
+                                                              Json& parsed) mutable {
+    const auto d = static_cast<size_t>(depth);
+    if (event == Json::parse_event_t::key) {
+      if (keys.size() <= d) keys.resize(d + 1);
+      keys[d] = parsed.get<std::string>();
+    } else if (event == Json::parse_event_t::object_end && depth == 3 && keys.size() > 3 &&
+               keys[1] == "entry" && keys[3] == "resource" && Droppable(parsed, keep)) {
+      parsed = Stub(parsed);  // root → "entry" array → entry object → "resource"
+      stubbed = true;
+    }
+    return true;
+  };
+}
+
+// Parses a Bundle through StubbingFilter; any other document whole.
+Result<Json> ParseBundleKeeping(std::string_view text, const std::set<std::string>& keep) {
+  bool stubbed = false;
+  Result<Json> document = ParseJsonFiltered(text, StubbingFilter(keep, stubbed));
+  if (document.ok() && stubbed && StringField(*document, "resourceType") != "Bundle") {
+    return ParseJson(text);  // a single resource is kept whole
+  }
+  return document;
+}
+
+// The same from the file itself, read as it is parsed, so its text is never
+// held: a regular file within kMaxRecordBytes holding a Bundle. Anything else
+// (a folder, a parse error, NDJSON, a single resource) is an error, and the
+// caller takes the reading path that says why.
+Result<Json> ParseBundleFileKeeping(const std::string& path, const std::set<std::string>& keep) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Status::NotFound("cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxRecordBytes) {
+    ::close(fd);
+    return Status::InvalidArgument("not a regular file within the size limit");
+  }
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    return Status::Unavailable("cannot read");
+  }
+  bool stubbed = false;
+  Result<Json> document = ParseJsonFileFiltered(file, StubbingFilter(keep, stubbed));
+  std::fclose(file);
+  if (document.ok() && StringField(*document, "resourceType") != "Bundle") {
+    return Status::InvalidArgument("not a Bundle");
+  }
+  return document;
 }
 
 }  // namespace
@@ -242,26 +329,52 @@ std::optional<sys_seconds> ClinicalInstant(const Json& resource) {
 
 // --- FhirStore --------------------------------------------------------------
 
-Result<FhirStore> FhirStore::LoadFile(const std::string& path) {
+Result<FhirStore> FhirStore::LoadFile(const std::string& path) { return Load(path, nullptr); }
+
+Result<FhirStore> FhirStore::LoadFile(const std::string& path, const std::set<std::string>& keep_types) {
+  return Load(path, &keep_types);
+}
+
+Result<FhirStore> FhirStore::Load(const std::string& path, const std::set<std::string>* keep) {
+  const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
+  if (keep && !ndjson_name) {
+    // The common case, a Bundle, parsed from the file: the record's text is
+    // never held beside its values. Anything else takes the path below.
+    if (Result<Json> document = ParseBundleFileKeeping(path, *keep); document.ok()) {
+      Result<FhirStore> store = FromJson(std::move(*document), path);
+      if (store.ok()) store->KeepOnly(*keep);
+      return store;
+    }
+  }
   Result<std::string> text = ReadUserFile(path, "FHIR record", kMaxRecordBytes);
   if (!text.ok()) return text.status();
-  const bool ndjson_name = path.size() >= 7 && path.compare(path.size() - 7, 7, ".ndjson") == 0;
-  return FromText(*text, path, ndjson_name);
+  return Read(*text, path, ndjson_name, keep);
 }
 
 Result<FhirStore> FhirStore::FromText(std::string_view text, const std::string& source, bool ndjson) {
-  if (ndjson) return FromNdjson(text, source);
-  Result<Json> document = ParseJson(text);
-  if (!document.ok()) {
-    // Several JSON objects one per line is NDJSON even without the extension.
-    const size_t newline = text.find('\n');
-    if (newline != std::string_view::npos && ParseJson(text.substr(0, newline)).ok()) return FromNdjson(text, source);
-    return Status::ParseError("FHIR file '" + source + "' is not JSON: " + document.status().message());
-  }
-  return FromJson(*document, source);
+  return Read(text, source, ndjson, nullptr);
 }
 
-Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& source) {
+Result<FhirStore> FhirStore::Read(std::string_view text, const std::string& source, bool ndjson,
+                                  const std::set<std::string>* keep) {
+  Result<FhirStore> store = Status::Internal("unset");
+  if (ndjson) {
+    store = FromNdjson(text, source, keep);
+  } else if (Result<Json> document = keep ? ParseBundleKeeping(text, *keep) : ParseJson(text); document.ok()) {
+    store = FromJson(std::move(*document), source);
+  } else {
+    // Several JSON objects one per line is NDJSON even without the extension.
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos || !ParseJson(text.substr(0, newline)).ok()) {
+      return Status::ParseError("FHIR file '" + source + "' is not JSON: " + document.status().message());
+    }
+    store = FromNdjson(text, source, keep);
+  }
+  if (store.ok() && keep) store->KeepOnly(*keep);
+  return store;
+}
+
+Result<FhirStore> FhirStore::FromJson(Json document, const std::string& source) {
   if (std::string problem = ResourceProblem(document); !problem.empty()) {
     return Status::InvalidArgument("'" + source + "' is JSON but not FHIR: " + problem +
                                    " (expected a Bundle or a single resource)");
@@ -269,7 +382,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
   FhirStore store;
   store.source_ = source;
   if (document["resourceType"] != "Bundle") {
-    store.Add(document, "");
+    store.Add(std::move(document), "");
     store.Finish();
     return store;
   }
@@ -284,7 +397,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
     return Status::InvalidArgument("'" + source + "': Bundle.entry is not an array");
   } else {
     for (size_t i = 0; i < entries->size(); ++i) {
-      const Json& entry = (*entries)[i];
+      Json& entry = (*entries)[i];
       const std::string where = "entry " + std::to_string(i) + " skipped: ";
       if (!entry.is_object()) {
         store.warnings_.push_back(where + "not a JSON object");
@@ -299,7 +412,7 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
         store.warnings_.push_back(where + "resource has " + problem);
         continue;
       }
-      store.Add(*resource, StringField(entry, "fullUrl"));
+      store.Add(std::move(*resource), StringField(entry, "fullUrl"));
     }
   }
   store.Finish();
@@ -307,6 +420,11 @@ Result<FhirStore> FhirStore::FromJson(const Json& document, const std::string& s
 }
 
 Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string& source) {
+  return FromNdjson(text, source, nullptr);
+}
+
+Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string& source,
+                                        const std::set<std::string>* keep) {
   FhirStore store;
   store.source_ = source;
   size_t line_number = 0, lines = 0;
@@ -328,7 +446,7 @@ Result<FhirStore> FhirStore::FromNdjson(std::string_view text, const std::string
       store.warnings_.push_back(where + problem);
       continue;
     }
-    store.Add(std::move(parsed).value(), "");
+    store.Add(keep && Droppable(*parsed, *keep) ? Stub(*parsed) : std::move(parsed).value(), "");
   }
   if (store.resources_.empty()) {
     std::string detail = lines == 0 ? "it is empty" : "none of its " + std::to_string(lines) + " lines is a resource";
@@ -345,6 +463,7 @@ void FhirStore::Add(Json resource, const std::string& full_url) {
   const std::string id = StringField(resource, "id");
   resources_.push_back(std::move(resource));
   by_type_[type].push_back(index);
+  ++counts_[type];
   // First resource wins on a duplicate key.
   if (!id.empty()) {
     by_reference_.emplace(type + "/" + id, index);
@@ -381,10 +500,37 @@ std::vector<const Json*> FhirStore::OfType(const std::string& type) const {
   return out;
 }
 
-std::map<std::string, size_t> FhirStore::ResourceCounts() const {
-  std::map<std::string, size_t> counts;
-  for (const auto& [type, indices] : by_type_) counts[type] = indices.size();
-  return counts;
+std::map<std::string, size_t> FhirStore::ResourceCounts() const { return counts_; }
+
+void FhirStore::KeepOnly(const std::set<std::string>& types) {
+  constexpr size_t kDropped = static_cast<size_t>(-1);
+  std::vector<size_t> moved_to(resources_.size(), kDropped);
+  std::vector<Json> kept;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    if (types.count(StringField(resources_[i], "resourceType")) == 0) continue;
+    moved_to[i] = kept.size();
+    kept.push_back(std::move(resources_[i]));
+  }
+  resources_ = std::move(kept);
+  for (auto it = by_type_.begin(); it != by_type_.end();) {
+    if (types.count(it->first) == 0) {
+      it = by_type_.erase(it);
+      continue;
+    }
+    for (size_t& index : it->second) index = moved_to[index];
+    ++it;
+  }
+  for (auto it = by_reference_.begin(); it != by_reference_.end();) {
+    if (moved_to[it->second] == kDropped) {
+      it = by_reference_.erase(it);
+    } else {
+      it->second = moved_to[it->second];
+      ++it;
+    }
+  }
+  if (patient_index_) {
+    patient_index_ = moved_to[*patient_index_] == kDropped ? std::nullopt : std::optional(moved_to[*patient_index_]);
+  }
 }
 
 const Json* FhirStore::Resolve(const std::string& reference) const {

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,11 +40,18 @@ class FhirStore {
   // (a folder, a missing file or one over kMaxRecordBytes is an error) and
   // never quote its content.
   static Result<FhirStore> LoadFile(const std::string& path);
+  // The same, then KeepOnly(keep_types); the resources of other types are
+  // reduced to what the store needs of them as they are parsed, and a Bundle
+  // is parsed from the file as it is read, so neither the whole record nor
+  // its text is ever in memory (errors are the unfiltered load's).
+  static Result<FhirStore> LoadFile(const std::string& path, const std::set<std::string>& keep_types);
   // The same from text: NDJSON when `ndjson`, else JSON, falling back to
   // NDJSON when the text is not one JSON document but its first line is.
   static Result<FhirStore> FromText(std::string_view text, const std::string& source, bool ndjson = false);
-  // `source` names the input in error messages and warnings.
-  static Result<FhirStore> FromJson(const Json& document, const std::string& source = "FHIR JSON");
+  // `source` names the input in error messages and warnings. The resources
+  // are moved out of `document`: pass it with std::move when it is not needed
+  // afterwards, so a record is never held twice.
+  static Result<FhirStore> FromJson(Json document, const std::string& source = "FHIR JSON");
   static Result<FhirStore> FromNdjson(std::string_view text, const std::string& source = "FHIR NDJSON");
 
   const std::string& source() const { return source_; }
@@ -52,8 +60,16 @@ class FhirStore {
   const std::vector<Json>& resources() const { return resources_; }
   // The resources of one type, in input order (empty when none).
   std::vector<const Json*> OfType(const std::string& type) const;
-  // {resourceType: count} over every resource.
+  // {resourceType: count} over every resource read, KeepOnly's dropped ones included.
   std::map<std::string, size_t> ResourceCounts() const;
+
+  // Drops the resources of every type not in `types` (setup, before the store
+  // is shared): a reader that needs only those (the fhir pack,
+  // FhirPackResourceTypes) then holds a fraction of the record. A Synthea
+  // record is mostly billing (Claim, ExplanationOfBenefit) and encounters, and
+  // a parsed resource takes ~7 times its compact text. What was computed from
+  // every resource stays: ResourceCounts, as_of, the warnings.
+  void KeepOnly(const std::set<std::string>& types);
 
   // Resolves "Type/id", "urn:uuid:<id>", a fullUrl, or an absolute URL ending
   // in Type/id. Returns nullptr when nothing matches (contained "#id" included).
@@ -76,6 +92,12 @@ class FhirStore {
 
  private:
   FhirStore() = default;
+  // `keep`: null, or the types to keep (LoadFile's filtered form).
+  static Result<FhirStore> Load(const std::string& path, const std::set<std::string>* keep);
+  static Result<FhirStore> Read(std::string_view text, const std::string& source, bool ndjson,
+                                const std::set<std::string>* keep);
+  static Result<FhirStore> FromNdjson(std::string_view text, const std::string& source,
+                                      const std::set<std::string>* keep);
   // Appends a resource (already checked to be an object with resourceType).
   void Add(Json resource, const std::string& full_url);
   // Builds the patient and as_of fields once every resource is in.
@@ -85,6 +107,7 @@ class FhirStore {
   std::vector<Json> resources_;
   std::unordered_map<std::string, std::vector<size_t>> by_type_;
   std::unordered_map<std::string, size_t> by_reference_;
+  std::map<std::string, size_t> counts_;  // by type, every resource read
   std::optional<size_t> patient_index_;
   std::string patient_id_;
   std::vector<std::string> warnings_;
