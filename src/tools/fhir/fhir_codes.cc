@@ -3,7 +3,7 @@
 // Lab codes: LOINC (Regenstrief Institute, https://loinc.org), cited as
 // "LOINC <code> (<long common name>)". The serum/plasma code and the whole
 // blood code of the same analyte are both listed because Synthea writes the
-// blood variants (see shared/data/README.md). Vital signs: the HL7 FHIR R4
+// blood variants (as the bundles in tests/fixtures/synthea show). Vital signs: the HL7 FHIR R4
 // Vital Signs profile (https://hl7.org/fhir/R4/observation-vitalsigns.html)
 // plus the codes Synthea actually writes.
 //
