@@ -220,7 +220,12 @@ class Agent::Loop {
                         const std::map<size_t, ToolResultRecord>& results);
   void Conclude(RunStatus status, const std::string& reason, bool synthesize);
   void Synthesize(const std::string& reason);
-  ModelRequest BuildRequest(bool with_tools) const;
+  // The request for the next model call. Without windowing the history is
+  // lent to it, not copied (copying the whole history on every call was the
+  // largest term growing with the square of a run's length): call
+  // ReturnHistory(request) as soon as the model has answered.
+  ModelRequest BuildRequest(bool with_tools);
+  void ReturnHistory(ModelRequest& request);
   // Adds the reply's usage to the run and copies its metadata into the step.
   void RecordResponse(const ModelResponse& response, StepRecord& rec);
   ModelCallContext CallContext(Deadline deadline, int step);
@@ -421,6 +426,7 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
                      {"fallback", false}}});
   const auto model_start = SteadyClock::now();
   Result<ModelResponse> response = SafeComplete(*agent_.model_, request, CallContext(deadline_, step_));
+  ReturnHistory(request);
   rec.model_ms = MsSince(model_start);
   if (!response.ok()) {
     model_error_ = response.status().ToString();
@@ -701,6 +707,7 @@ void Agent::Loop::Synthesize(const std::string& reason) {
         .data = Json{{"messages", request.messages.size()}, {"tools", 0}, {"fallback", true}}});
   const Deadline deadline = Deadline::Earliest(hard_deadline_, Deadline::In(options_.fallback_timeout));
   Result<ModelResponse> response = SafeComplete(*agent_.model_, request, CallContext(deadline, rec.index));
+  ReturnHistory(request);
   rec.model_ms = MsSince(start);
   if (!response.ok()) {
     rec.model_error = response.status().ToString();
@@ -729,15 +736,23 @@ void Agent::Loop::RecordResponse(const ModelResponse& response, StepRecord& rec)
   rec.attempts = response.attempts;
 }
 
-ModelRequest Agent::Loop::BuildRequest(bool with_tools) const {
+ModelRequest Agent::Loop::BuildRequest(bool with_tools) {
   ModelRequest request;
-  request.messages = WindowMessages(messages_, options_.max_history_messages);
+  if (options_.max_history_messages == 0) {
+    request.messages = std::move(messages_);  // nothing reads messages_ until ReturnHistory
+  } else {
+    request.messages = WindowMessages(messages_, options_.max_history_messages);
+  }
   if (with_tools) request.tools = agent_.tools_->SharedSpecs();
   if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
   request.temperature = options_.temperature;
   request.max_tokens = options_.max_tokens;
   request.stream = options_.stream;
   return request;
+}
+
+void Agent::Loop::ReturnHistory(ModelRequest& request) {
+  if (options_.max_history_messages == 0) messages_ = std::move(request.messages);
 }
 
 ModelCallContext Agent::Loop::CallContext(Deadline deadline, int step) {
