@@ -24,6 +24,7 @@ namespace medreact {
 spdlog::logger& Log();
 
 // Replaces where log lines go (tests capture them); null restores stderr.
+// Not for use while another thread may be logging: the old logger is released.
 void SetLogSink(std::shared_ptr<spdlog::sinks::sink> sink);
 
 // True when MEDREACT_LOG_PHI=1 (read once), or after SetLogPhi(true).
