@@ -214,6 +214,18 @@ ToolResult Lookup(const Json& args, const ToolContext&) {
   return ToolResult::Ok(text);
 }
 
+// The long runs' tools: the util pack, the finishing tools and `lookup`.
+std::shared_ptr<ToolRegistry> LookupRegistry() {
+  auto registry = std::make_shared<ToolRegistry>();
+  (void)RegisterUtilPack(*registry);
+  (void)RegisterFinishTools(*registry);
+  (void)registry->Register(MakeFunctionTool(
+      {"lookup", "Looks an item up and returns what is known about it.",
+       Json::parse(R"({"type":"object","properties":{"item":{"type":"integer"}},"required":["item"]})")},
+      Lookup));
+  return registry;
+}
+
 void BM_LongRun(benchmark::State& state) {
   const int steps = static_cast<int>(state.range(0));
   Json responses = Json::array();
@@ -224,13 +236,7 @@ void BM_LongRun(benchmark::State& state) {
   MockServerProcess server({{"select", "by_turn"}, {"responses", responses}});
   if (!server.error().empty()) return state.SkipWithError(server.error().c_str());
   auto model = ClientFor(server);
-  auto registry = std::make_shared<ToolRegistry>();
-  (void)RegisterUtilPack(*registry);
-  (void)RegisterFinishTools(*registry);
-  (void)registry->Register(MakeFunctionTool(
-      {"lookup", "Looks an item up and returns what is known about it.",
-       Json::parse(R"({"type":"object","properties":{"item":{"type":"integer"}},"required":["item"]})")},
-      Lookup));
+  auto registry = LookupRegistry();
   size_t spec_bytes = 0;
   for (const ToolSpec& spec : registry->Specs()) {
     spec_bytes += spec.name.size() + spec.description.size() + DumpJson(spec.parameters).size();
@@ -277,13 +283,7 @@ void BM_LongRunInProcess(benchmark::State& state) {
     bodies.push_back(CompletionBody({{"role", "assistant"}, {"content", nullptr}, {"tool_calls", Json::array({call})}}));
   }
   bodies.push_back(CompletionBody({{"role", "assistant"}, {"content", "Summary of every item."}}));
-  auto registry = std::make_shared<ToolRegistry>();
-  (void)RegisterUtilPack(*registry);
-  (void)RegisterFinishTools(*registry);
-  (void)registry->Register(MakeFunctionTool(
-      {"lookup", "Looks an item up and returns what is known about it.",
-       Json::parse(R"({"type":"object","properties":{"item":{"type":"integer"}},"required":["item"]})")},
-      Lookup));
+  auto registry = LookupRegistry();
   MeasureRuns(state, [&] {
     // A client per run: the transport's turn counter starts afresh.
     auto model = std::shared_ptr<ChatModel>(MakeOpenAIModel(

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/file_io.h"
+#include "core/text_util.h"
 #include "medreact/status.h"
 
 namespace medreact::cli {
@@ -19,8 +20,6 @@ inline Result<std::string> ReadInputFile(const std::string& path, std::string_vi
   if (path == "-") return ReadUserStream(stdin, what, max_bytes);
   return ReadUserFile(path, what, max_bytes);
 }
-
-inline bool IsBlank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 }  // namespace medreact::cli
 

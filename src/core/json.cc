@@ -27,6 +27,22 @@ std::string ParseErrorText(const nlohmann::detail::parse_error& e) {
   return text;
 }
 
+// The exception a parse threw, as a ParseError. Call only inside a catch block.
+Status ParseFailure() {
+  try {
+    throw;
+  } catch (const nlohmann::detail::parse_error& e) {
+    return Status::ParseError("invalid JSON: " + ParseErrorText(e));
+  } catch (const nlohmann::detail::out_of_range&) {
+    // 406: a number beyond the range of a double, e.g. 1e999.
+    return Status::ParseError("invalid JSON: a number is out of range (beyond ±1.7976931348623157e308)");
+  } catch (const std::exception& e) {
+    return Status::ParseError(std::string("invalid JSON: ") + e.what());
+  } catch (...) {
+    return Status::ParseError("invalid JSON");
+  }
+}
+
 template <typename J>
 Result<J> ParseGuarded(std::string_view text, const typename J::parser_callback_t& filter = nullptr) {
   if (std::optional<size_t> at = JsonDepthExceededAt(text)) {
@@ -35,13 +51,8 @@ Result<J> ParseGuarded(std::string_view text, const typename J::parser_callback_
   }
   try {
     return J::parse(text.begin(), text.end(), filter);
-  } catch (const nlohmann::detail::parse_error& e) {
-    return Status::ParseError("invalid JSON: " + ParseErrorText(e));
-  } catch (const nlohmann::detail::out_of_range&) {
-    // 406: a number beyond the range of a double, e.g. 1e999.
-    return Status::ParseError("invalid JSON: a number is out of range (beyond ±1.7976931348623157e308)");
-  } catch (const std::exception& e) {
-    return Status::ParseError(std::string("invalid JSON: ") + e.what());
+  } catch (...) {
+    return ParseFailure();
   }
 }
 
@@ -76,12 +87,8 @@ Result<Json> ParseJsonFileFiltered(std::FILE* file, const Json::parser_callback_
     return Json::parse(file, guarded);
   } catch (const TooDeep&) {
     return Status::ParseError("invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  } catch (const nlohmann::detail::parse_error& e) {
-    return Status::ParseError("invalid JSON: " + ParseErrorText(e));
-  } catch (const nlohmann::detail::out_of_range&) {
-    return Status::ParseError("invalid JSON: a number is out of range (beyond ±1.7976931348623157e308)");
-  } catch (const std::exception& e) {
-    return Status::ParseError(std::string("invalid JSON: ") + e.what());
+  } catch (...) {
+    return ParseFailure();
   }
 }
 

@@ -29,7 +29,7 @@ constexpr std::string_view TrimRightView(std::string_view s) {
 
 inline std::string Trim(std::string_view s) { return std::string(TrimView(s)); }
 
-inline bool IsBlankText(std::string_view s) { return TrimView(s).empty(); }
+inline bool IsBlank(std::string_view s) { return TrimView(s).empty(); }
 
 // A-Z → a-z; every other byte as it is.
 inline std::string AsciiLower(std::string_view s) {

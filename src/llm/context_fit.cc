@@ -56,10 +56,12 @@ int64_t ReplyReserve(const ModelRequest& request, int64_t context_tokens) {
   return std::min<int64_t>(1024, context_tokens / 4);
 }
 
-Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<std::string>* changes) {
-  const int64_t budget = context_tokens - ReplyReserve(request, context_tokens);
-  const int64_t needed = EstimateTokens(request);
-  if (needed <= budget) return Status::OK();
+Result<std::optional<ModelRequest>> FitToContext(const ModelRequest& original, int64_t context_tokens,
+                                                 std::vector<std::string>* changes) {
+  const int64_t budget = context_tokens - ReplyReserve(original, context_tokens);
+  const int64_t needed = EstimateTokens(original);
+  if (needed <= budget) return std::optional<ModelRequest>();
+  ModelRequest request = original;
 
   // 1. Shorter tool descriptions.
   if (!request.tools.empty()) {
@@ -70,7 +72,7 @@ Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<s
     }
     request.tools = std::move(shorter);
     if (changes) changes->push_back("tool descriptions shortened to fit the context window");
-    if (EstimateTokens(request) <= budget) return Status::OK();
+    if (EstimateTokens(request) <= budget) return std::optional<ModelRequest>(std::move(request));
   }
   // 2. Older history left out, newest kept, groups intact.
   const std::vector<Message> all = request.messages;
@@ -84,7 +86,7 @@ Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<s
         changes->push_back("history windowed to the last " + std::to_string(request.messages.size() - head) +
                            " messages to fit the context window");
       }
-      return Status::OK();
+      return std::optional<ModelRequest>(std::move(request));
     }
   }
   const int64_t smallest = EstimateTokens(request);

@@ -17,6 +17,7 @@
 #ifndef MEDREACT_LLM_CONTEXT_FIT_H_
 #define MEDREACT_LLM_CONTEXT_FIT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,12 @@ int64_t EstimateTokens(const ModelRequest& request);
 // window up to 1,024.
 int64_t ReplyReserve(const ModelRequest& request, int64_t context_tokens);
 
-// Fits `request` into `context_tokens` (> 0) as above. `*changes` (may be
-// null) receives what was done, for the trace. InvalidArgument, naming the
-// estimate and the window, when it cannot fit.
-Status FitToContext(ModelRequest& request, int64_t context_tokens, std::vector<std::string>* changes);
+// Fits `request` into `context_tokens` (> 0) as above: nullopt when it fits
+// as it is (nothing copied), else the fitted copy. `*changes` (may be null)
+// receives what was done. InvalidArgument, naming the estimate and the
+// window, when it cannot fit.
+Result<std::optional<ModelRequest>> FitToContext(const ModelRequest& request, int64_t context_tokens,
+                                                 std::vector<std::string>* changes);
 
 }  // namespace medreact
 

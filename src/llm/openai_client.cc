@@ -49,14 +49,15 @@ class OpenAIModel : public ChatModel {
 
   Result<ModelResponse> Complete(const ModelRequest& original, const ModelCallContext& ctx) override {
     const int64_t window = ContextWindow(ctx);
-    ModelRequest fitted;
-    if (window > 0 && EstimateTokens(original) > window - ReplyReserve(original, window)) {
-      fitted = original;
+    std::optional<ModelRequest> fitted;
+    if (window > 0) {
       std::vector<std::string> changes;
-      if (Status s = FitToContext(fitted, window, &changes); !s.ok()) return s;
+      Result<std::optional<ModelRequest>> fit = FitToContext(original, window, &changes);
+      if (!fit.ok()) return fit.status();
+      fitted = std::move(*fit);
       for (const std::string& change : changes) Log().info("model {}: {} ({} tokens)", name(), change, window);
     }
-    const ModelRequest& request = fitted.messages.empty() ? original : fitted;
+    const ModelRequest& request = fitted ? *fitted : original;
     HttpRequest http;
     http.url = url_;
     http.body = ChatCompletionsBodyText(request, options_.model, body_cache_);

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text_util.h"
 #include "medreact/openai.h"
 
 namespace medreact {
@@ -218,10 +219,6 @@ std::optional<ToolCall> ParseToolCall(const Json& entry, bool legacy) {
   call.id = legacy ? "" : StringField(entry, "id");
   if (call.id.empty()) call.id = MintToolCallId();
   return call;
-}
-
-bool IsBlank(const std::string& text) {
-  return text.find_first_not_of(" \t\r\n") == std::string::npos;
 }
 
 std::string ErrorMessage(const Json& error) {

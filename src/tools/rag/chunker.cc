@@ -37,7 +37,6 @@ std::string_view StripIndent(std::string_view line) {
   return line.substr(n);
 }
 
-bool IsBlank(std::string_view line) { return TrimView(line).empty(); }
 
 // "```" or "~~~" (3+), returns the fence char and length; 0 when not a fence.
 std::pair<char, size_t> FenceOf(std::string_view line) {
