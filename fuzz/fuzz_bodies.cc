@@ -114,25 +114,40 @@ void CheckTextReply(const TextReply& reply) {
 int FuzzTextProtocol(const uint8_t* data, size_t size) {
   std::string_view text = AsText(data, size);
   static const TextProtocolOptions kDefault;
-  static const TextProtocolOptions kTriage = TriageTextProtocolOptions();
+  static const ToolSpec kSubmit = [] {
+    ToolRegistry registry;
+    if (!RegisterSubmitAssessment(registry).ok()) std::abort();
+    return registry.Specs().front();
+  }();
+  static const TextProtocolOptions kTriage = FinalBlockOptions(kSubmit);
 
   CheckTextReply(ParseTextReply(text, kDefault));
 
   TextReply triage = ParseTextReply(text, kTriage);
   CheckTextReply(triage);
-  // What triage does next with a final reply (triage_prompts.h): the result's
-  // risk_adjustment is one of three words and critical_findings a list of strings,
-  // whatever the model wrote.
-  Json assessment = NormalizeAssessment(triage.final_fields, triage.is_final ? triage.final_answer : text);
-  if (!assessment.is_object()) Violated("text_protocol", "NormalizeAssessment did not return an object");
-  const Json& risk = assessment["risk_adjustment"];
-  if (!risk.is_string() || (risk != "INCREASE" && risk != "DECREASE" && risk != "NONE")) {
-    Violated("text_protocol", "NormalizeAssessment risk_adjustment is not INCREASE|DECREASE|NONE");
+  // What a triage run does with a reply (text_protocol.h, triage_policy.h):
+  // the final block read as submit_assessment's arguments, an object however
+  // the text is written; the triage result built from them has one of three
+  // risk words and a list of strings.
+  const Json assessment = ReadFinalBlock(text, kSubmit);
+  if (!assessment.is_object()) Violated("text_protocol", "ReadFinalBlock did not return an object");
+  if (triage.is_final) {
+    const Json args = FinalBlockArguments(triage, kSubmit, kTriage);
+    if (!args.is_object()) Violated("text_protocol", "FinalBlockArguments did not return an object");
   }
-  const Json& critical = assessment["critical_findings"];
-  if (!critical.is_array()) Violated("text_protocol", "NormalizeAssessment critical_findings is not a list");
-  for (const Json& item : critical) {
-    if (!item.is_string()) Violated("text_protocol", "NormalizeAssessment critical_findings holds a non-string");
+  RunResult run;
+  run.status = RunStatus::kFinished;
+  run.answer = "x";
+  run.final_fields = assessment;
+  const OrderedJson result = BuildTriageResult("p", "PE", 2, "", &run);
+  const OrderedJson& risk = result["agent_reasoning"]["risk_adjustment"];
+  if (!risk.is_string() || (risk != "INCREASE" && risk != "DECREASE" && risk != "NONE")) {
+    Violated("text_protocol", "the triage result's risk_adjustment is not INCREASE|DECREASE|NONE");
+  }
+  const OrderedJson& critical = result["agent_reasoning"]["critical_findings"];
+  if (!critical.is_array()) Violated("text_protocol", "the triage result's critical_findings is not a list");
+  for (const OrderedJson& item : critical) {
+    if (!item.is_string()) Violated("text_protocol", "the triage result's critical_findings holds a non-string");
   }
   CheckDumpParses("text_protocol", assessment);
   return 0;

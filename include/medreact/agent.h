@@ -62,13 +62,27 @@ struct AgentOptions {
   // timeout / 4). 0 = none. Default: 0
   Millis timeout{0};
   int64_t token_budget = 0;          // total tokens (from usage); 0 = unlimited. Default: 0
-  int tool_call_budget = 0;          // tool calls in the run; 0 = unlimited. Default: 0
+  // Tool calls in the run; 0 = unlimited. Calls of the finishing tools
+  // (finish_tools, answer_tool) are outside it: always run, never counted
+  // here nor in RunResult::tool_calls. Default: 0
+  int tool_call_budget = 0;
   int max_parallel_tools = 4;        // bounded pool size for one turn's calls. Default: 4
   Millis tool_timeout{60'000};       // per tool call. Default: 60 s
   int stuck_threshold = 3;           // repeats before the nudge; one more → `stuck`. Default: 3
   // Tools whose successful call ends the run; the answer is their "answer"
   // argument if present, else their result. Default: final_answer, terminate.
   std::vector<std::string> finish_tools = {"final_answer", "terminate", "terminate_and_answer"};
+  // The app's finishing tool (a registered tool, e.g. triage's
+  // `submit_assessment`): its arguments are the run's structured answer.
+  // It ends the run like the finish_tools. Models without native tool
+  // calling give their final block as a call of it (the text protocol, the
+  // rules planners); a plain-text answer is read as its arguments by the
+  // same reader (ReadFinalBlock) and validated against its schema: an
+  // answer that does not validate goes back to the model with the problems
+  // (counted with the answer check's retries, see check_answer), and after
+  // the last retry ends the run as read, RunResult::answer_accepted false.
+  // RunResult::final_fields holds the validated arguments. Default: "" (none)
+  std::string answer_tool;
   bool fallback_synthesis = true;    // one last tool-less call on a limit. Default: true
   Millis fallback_timeout{60'000};   // deadline for that call (within `timeout`). Default: 60 s
   std::string tool_choice = "auto";  // sent when tools are offered. Default: "auto"
@@ -123,7 +137,7 @@ struct RunResult {
   std::string error;                 // why the run did not finish normally, if it did not
   Json final_fields;                 // finishing tool's arguments or text-protocol fields
   int steps = 0;
-  int tool_calls = 0;
+  int tool_calls = 0;                // calls run, the finishing call not counted
   Usage usage;
   RunTrace trace;
   std::vector<Message> messages;     // the whole conversation, for a next turn
@@ -161,6 +175,7 @@ class Agent {
   std::shared_ptr<ChatModel> model_;
   std::shared_ptr<const ToolRegistry> tools_;
   AgentOptions options_;
+  std::shared_ptr<const ToolSpec> answer_spec_;  // options_.answer_tool's spec, when registered
   CancellationToken cancel_;
   std::atomic<AgentState> state_{AgentState::kIdle};
 };

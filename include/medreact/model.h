@@ -13,6 +13,7 @@
 #define MEDREACT_MODEL_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,12 @@ namespace medreact {
 struct ModelRequest {
   std::vector<Message> messages;   // system first, if any
   ToolSpecList tools;              // empty: no tools offered
+  // The run's finishing tool, when the app has one (AgentOptions::answer_tool):
+  // a provider without native tool calling (the text protocol, a planner)
+  // gives its final answer as a call of it. Set on every call of the run, the
+  // tool-less fallback call included, whether or not `tools` lists it.
+  // Default: none
+  std::shared_ptr<const ToolSpec> answer_tool;
   std::string tool_choice;         // "auto", "none", "required" or "" (omit). Default: ""
   std::optional<double> temperature;
   std::optional<int> max_tokens;

@@ -23,7 +23,6 @@
 #include "medreact/http.h"
 #include "medreact/model.h"
 #include "medreact/status.h"
-#include "medreact/text_protocol.h"
 
 namespace medreact {
 
@@ -44,8 +43,6 @@ struct ModelConfig {
 struct AppModelParts {
   // The app's deterministic planner, for provider "rules"; empty: the app has none.
   std::function<std::shared_ptr<ChatModel>()> rules_planner;
-  // The text protocol's final block for this app (markers and fields).
-  TextProtocolOptions text_protocol;
 };
 
 struct ModelProvider {

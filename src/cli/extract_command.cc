@@ -81,8 +81,7 @@ int RunExtractCommand(const ExtractFlags& flags) {
   Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
   if (!provider.ok()) return Fail(provider.status().message());
   if (*provider != "rules") {  // rules: ExtractionConfig without a model
-    Result<std::shared_ptr<ChatModel>> model =
-        MakeModel(flags.model, {.text_protocol = ExtractionTextProtocolOptions()});
+    Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model, {});
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }

@@ -31,7 +31,7 @@ Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags) {
   Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
   if (!provider.ok()) return provider.status();
   if (*provider == "rules") return setup;  // TriageConfig without a model: the rules planner
-  const AppModelParts parts{.text_protocol = TriageTextProtocolOptions()};
+  const AppModelParts parts;
   // Validate once, so a bad URL or protocol is bad usage, not a failure per case.
   if (auto probe = MakeModel(flags.model, parts); !probe.ok()) return probe.status();
   ModelFlags model_flags = flags.model;

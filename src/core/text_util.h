@@ -31,6 +31,24 @@ inline std::string Trim(std::string_view s) { return std::string(TrimView(s)); }
 
 inline bool IsBlank(std::string_view s) { return TrimView(s).empty(); }
 
+// Trims whitespace and the given decoration characters (e.g. "*`\"") from
+// both ends, repeatedly: "** `x` **" → "x" with chars "*`".
+constexpr std::string_view TrimChars(std::string_view s, std::string_view chars) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    s = TrimView(s);
+    while (!s.empty() && chars.find(s.front()) != std::string_view::npos) {
+      s.remove_prefix(1);
+      changed = true;
+    }
+    while (!s.empty() && chars.find(s.back()) != std::string_view::npos) {
+      s.remove_suffix(1);
+      changed = true;
+    }
+  }
+  return s;
+}
+
 // A-Z → a-z; every other byte as it is.
 inline std::string AsciiLower(std::string_view s) {
   std::string out(s);

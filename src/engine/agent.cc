@@ -14,6 +14,7 @@
 #include "engine/thread_pool.h"
 #include "engine/tool_turn.h"
 #include "llm/window.h"
+#include "medreact/text_protocol.h"
 
 namespace medreact {
 
@@ -168,6 +169,7 @@ Json OptionsJson(const AgentOptions& o) {
          {"tool_timeout_ms", o.tool_timeout.count()},
          {"stuck_threshold", o.stuck_threshold},
          {"finish_tools", o.finish_tools},
+         {"answer_tool", o.answer_tool},
          {"fallback_synthesis", o.fallback_synthesis},
          {"stream", o.stream},
          {"max_history_messages", o.max_history_messages}};
@@ -214,6 +216,16 @@ class Agent::Loop {
   // The answer check: true when `answer` ends the run (accepted, or no retry
   // left); false when it goes back to the model with `*feedback`.
   bool TakeAnswer(const std::string& answer, const Json& fields, std::string* feedback);
+  // A plain-text answer read as the answer tool's arguments (ReadFinalBlock)
+  // into `*fields` and validated: true when it ends the run (valid, or no
+  // retry left: then as read, answer_accepted_ false); false when it goes
+  // back to the model with `*feedback`.
+  bool TakeAnswerBlock(const std::string& text, Json* fields, std::string* feedback);
+  // Another answer may be asked for: a retry is left, and a step and time for it.
+  bool MayRetryAnswer() const {
+    return answer_rejections_ < options_.max_answer_retries && step_ < options_.max_steps && !OutOfTime() &&
+           !agent_.cancel_.cancelled();
+  }
   RunState Snapshot(RunState::Phase phase, StepOutcome outcome) const;
   void Checkpoint(StepOutcome outcome);
   void CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
@@ -284,6 +296,16 @@ RunResult Agent::Once(const char* entry, const RunRequest& request, const RunSta
     r.trace.error = r.error;
     return r;
   }
+  if (!options_.answer_tool.empty() && !answer_spec_) {  // a programming error in the app
+    RunResult r;
+    r.error = "the answer tool '" + options_.answer_tool + "' is not registered";
+    r.answer = "No answer: " + r.error + ".";
+    r.trace.status = RunStatusName(r.status);
+    r.trace.answer = r.answer;
+    r.trace.error = r.error;
+    state_ = AgentState::kError;
+    return r;
+  }
   Loop loop(*this, request, resume ? resume->elapsed_ms : 0);
   RunResult result = loop.Run(resume);
   state_ = result.status == RunStatus::kError ? AgentState::kError : AgentState::kFinished;
@@ -295,6 +317,15 @@ Agent::Agent(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistr
     : model_(std::move(model)), tools_(std::move(tools)), options_(std::move(options)), cancel_(options_.cancel) {
   if (!tools_) tools_ = std::make_shared<const ToolRegistry>();
   if (options_.system_prompt.empty()) options_.system_prompt = kDefaultSystemPrompt;
+  if (!options_.answer_tool.empty()) {
+    for (const ToolSpec& spec : tools_->SharedSpecs()) {
+      if (spec.name == options_.answer_tool) answer_spec_ = std::make_shared<const ToolSpec>(spec);
+    }
+    if (std::find(options_.finish_tools.begin(), options_.finish_tools.end(), options_.answer_tool) ==
+        options_.finish_tools.end()) {
+      options_.finish_tools.push_back(options_.answer_tool);
+    }
+  }
 }
 
 Agent::~Agent() = default;
@@ -469,11 +500,13 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     // No tool call: the model has answered (seed 000, step 2), unless the
     // answer check sends it back.
     std::string feedback;
-    const bool taken = TakeAnswer(assistant.content, response->final_fields, &feedback);
+    Json fields = response->final_fields;
+    bool taken = TakeAnswer(assistant.content, fields, &feedback);
+    if (taken && agent_.answer_spec_) taken = TakeAnswerBlock(assistant.content, &fields, &feedback);
     messages_.push_back(assistant);
     if (taken) {
       answer_ = assistant.content;
-      final_fields_ = response->final_fields;
+      final_fields_ = std::move(fields);
       return EndStep(std::move(rec), step_start, StepOutcome::kAnswered);
     }
     messages_.push_back(Message::User(feedback));
@@ -492,7 +525,8 @@ Agent::Loop::StepOutcome Agent::Loop::Act(const Message& assistant, StepRecord r
                        .run_cancel = agent_.cancel_, .step = step_,
                        .calls_allowed = options_.tool_call_budget > 0
                                             ? std::max(0, options_.tool_call_budget - tool_calls_made_)
-                                            : -1};
+                                            : -1,
+                       .uncounted = options_.finish_tools};
   if (options_.on_checkpoint) {
     turn.on_result = [&](size_t index, const ToolResultRecord& record) {
       finished[index] = record;
@@ -546,7 +580,11 @@ Agent::Loop::StepOutcome Agent::Loop::EndStep(StepRecord rec, SteadyClock::time_
 }
 
 bool Agent::Loop::TakeAnswer(const std::string& answer, const Json& fields, std::string* feedback) {
-  if (!options_.check_answer) return true;
+  if (!options_.check_answer) {  // nothing to check: this answer stands (an earlier refusal no longer does)
+    answer_accepted_ = true;
+    answer_feedback_.clear();
+    return true;
+  }
   ++answers_checked_;
   AnswerCheck check;
   try {
@@ -558,12 +596,27 @@ bool Agent::Loop::TakeAnswer(const std::string& answer, const Json& fields, std:
   answer_feedback_ = check.accepted ? "" : check.feedback;
   if (check.accepted) return true;
   // Another try only while one is allowed and a step and time remain for it.
-  const bool may_retry = answer_rejections_ < options_.max_answer_retries && step_ < options_.max_steps &&
-                         !OutOfTime() && !agent_.cancel_.cancelled();
-  if (!may_retry) return true;
+  if (!MayRetryAnswer()) return true;
   ++answer_rejections_;
   *feedback = check.feedback.empty() ? "Error: the answer was not accepted; check it and answer again."
                                      : check.feedback;
+  return false;
+}
+
+bool Agent::Loop::TakeAnswerBlock(const std::string& text, Json* fields, std::string* feedback) {
+  const ToolSpec& tool = *agent_.answer_spec_;
+  *fields = ReadFinalBlock(text, tool);
+  Result<Json> valid = agent_.tools_->ValidateArguments(tool.name, DumpJson(*fields));
+  if (valid.ok()) {
+    *fields = std::move(valid).value();
+    return true;
+  }
+  answer_accepted_ = false;
+  answer_feedback_ = "the answer is not valid " + tool.name + " arguments: " + valid.status().message();
+  if (!MayRetryAnswer()) return true;
+  ++answer_rejections_;
+  *feedback = "Error: your answer could not be read as the arguments of " + tool.name + ": " +
+              valid.status().message() + ". Finish by calling " + tool.name + " with all its required arguments.";
   return false;
 }
 
@@ -720,6 +773,19 @@ void Agent::Loop::Synthesize(const std::string& reason) {
     if (!text.empty()) {
       answer_ = text;
       final_fields_ = response->final_fields;
+      if (agent_.answer_spec_) {
+        // The last word is not sent back: read as the answer tool's
+        // arguments, kept as read, and marked when they do not validate.
+        final_fields_ = ReadFinalBlock(text, *agent_.answer_spec_);
+        Result<Json> valid = agent_.tools_->ValidateArguments(agent_.answer_spec_->name, DumpJson(final_fields_));
+        if (valid.ok()) {
+          final_fields_ = std::move(valid).value();
+        } else {
+          answer_accepted_ = false;
+          answer_feedback_ = "the answer is not valid " + agent_.answer_spec_->name +
+                             " arguments: " + valid.status().message();
+        }
+      }
       messages_.push_back(Message::Assistant(text));
     }
   }
@@ -744,6 +810,7 @@ ModelRequest Agent::Loop::BuildRequest(bool with_tools) {
     request.messages = WindowMessages(messages_, options_.max_history_messages);
   }
   if (with_tools) request.tools = agent_.tools_->SharedSpecs();
+  request.answer_tool = agent_.answer_spec_;
   if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
   request.temperature = options_.temperature;
   request.max_tokens = options_.max_tokens;

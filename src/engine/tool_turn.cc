@@ -1,5 +1,6 @@
 #include "engine/tool_turn.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -54,13 +55,15 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
     CallSlot& slot = state->slots[i];
     slot.call = calls[i];
     slot.started = now;
-    if (options.calls_allowed >= 0 && out.calls_run >= options.calls_allowed) {
+    const bool counted = std::find(options.uncounted.begin(), options.uncounted.end(), calls[i].name) ==
+                         options.uncounted.end();
+    if (counted && options.calls_allowed >= 0 && out.calls_run >= options.calls_allowed) {
       slot.result = ToolResult::Error("The tool-call budget for this run is used up; '" + calls[i].name +
                                       "' was not run. Give your final answer from what you know.");
       slot.done = true;
       continue;
     }
-    ++out.calls_run;
+    if (counted) ++out.calls_run;
     if (auto done = options.finished.find(i); done != options.finished.end()) {
       const ToolResultRecord& r = done->second;
       slot.result = r.ok ? ToolResult::Ok(r.content) : ToolResult::Error(r.error);

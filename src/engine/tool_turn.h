@@ -7,7 +7,8 @@
 // cancellation token is set; the worker thread is abandoned, never waited
 // for. A cancelled run gives the unfinished calls a "cancelled" result. Calls
 // beyond `calls_allowed` (the tool-call budget) are not run and get an error
-// result saying so. Events are emitted from the calling thread only.
+// result saying so; calls of `uncounted` tools are neither limited nor
+// counted. Events are emitted from the calling thread only.
 // tool_started carries the call's arguments as its text (for UIs; a logging
 // sink must not write it) and their size in data.
 #ifndef MEDREACT_ENGINE_TOOL_TURN_H_
@@ -31,6 +32,9 @@ struct ToolTurnOptions {
   CancellationToken run_cancel;
   int step = 0;
   int calls_allowed = -1;  // -1 = unlimited
+  // Tools outside the budget (the run's finishing tools): a call of one is
+  // always run and not counted in calls_run. Default: none
+  std::vector<std::string> uncounted;
   // Results already in (a resumed turn), by call index: those calls are not
   // run again; their records are returned as they are.
   std::map<size_t, ToolResultRecord> finished;

@@ -5,6 +5,7 @@
 
 #include "core/text_util.h"
 #include "medreact/openai.h"
+#include "medreact/text_protocol.h"
 
 namespace medreact {
 
@@ -68,7 +69,7 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
   options.context_tokens = config.context_tokens;
   options.probe_context = config.context_tokens == 0;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
-  if (row->name == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model), app.text_protocol));
+  if (row->name == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model)));
   return std::shared_ptr<ChatModel>(std::move(model));
 }
 

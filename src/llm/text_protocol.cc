@@ -58,23 +58,6 @@ bool IsAlnum(char c) {
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 bool IsOneOf(char c, std::string_view set) { return set.find(c) != std::string_view::npos; }
 
-// Trims whitespace and the given decoration characters from both ends.
-std::string_view TrimChars(std::string_view s, std::string_view chars) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    s = TrimView(s);
-    while (!s.empty() && chars.find(s.front()) != std::string_view::npos) {
-      s.remove_prefix(1);
-      changed = true;
-    }
-    while (!s.empty() && chars.find(s.back()) != std::string_view::npos) {
-      s.remove_suffix(1);
-      changed = true;
-    }
-  }
-  return s;
-}
-
 std::vector<MarkerDef> MarkerDefs(const TextProtocolOptions& options) {
   std::vector<MarkerDef> defs = {{MarkerKind::kThought, "THOUGHT"},
                                  {MarkerKind::kToolCall, "TOOL_CALL"},
@@ -205,7 +188,9 @@ std::string FormatReminder(const TextProtocolOptions& options) {
       "TOOL_CALL: {\"tool\": \"<tool name>\", \"arguments\": {<argument>: <value>}}\n"
       "To finish:\n"
       "THOUGHT: <your reasoning>\n" + final_marker + ": <your answer>\n";
-  for (const FinalField& f : options.final_fields) text += f.marker + ": <" + f.description + ">\n";
+  for (const FinalField& f : options.final_fields) {
+    if (f.taught) text += f.marker + ": <" + f.description + ">\n";
+  }
   text += "Write JSON with double quotes, and do not write OBSERVATION yourself.";
   return text;
 }
@@ -274,43 +259,6 @@ Status AppendCalls(const Json& value, std::vector<ToolCall>* calls) {
   return Status::OK();
 }
 
-// A json=true field: JSON when it looks like JSON, else a list of strings
-// (one per line when several lines, else comma-separated; "none" is empty).
-Json ParseJsonField(std::string_view raw) {
-  const std::string_view v = TrimView(raw);
-  const std::string lower = AsciiLower(v);
-  if (lower.empty() || lower == "none" || lower == "null" || lower == "n/a" || lower == "[]") {
-    return Json::array();
-  }
-  if (v.front() == '[' || v.front() == '{' || v.starts_with("```")) {
-    if (Result<Json> parsed = ParseJsonLenient(v); parsed.ok()) return std::move(*parsed);
-  } else if (Result<Json> scalar = ParseJson(v); scalar.ok()) {
-    return std::move(*scalar);
-  }
-  std::vector<std::string_view> lines;
-  for (size_t start = 0; start <= v.size();) {
-    const size_t end = std::min(v.find('\n', start), v.size());
-    const std::string_view line = v.substr(start, end - start);
-    if (!TrimChars(line, "-*").empty()) lines.push_back(line);
-    start = end + 1;
-  }
-  std::vector<std::string_view> items = lines;
-  if (lines.size() == 1) {
-    items.clear();
-    for (size_t start = 0; start <= v.size();) {
-      size_t end = std::min(v.find(',', start), v.size());
-      items.push_back(v.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  Json list = Json::array();
-  for (std::string_view item : items) {
-    std::string_view clean = TrimChars(item, "-*[]\"'`");
-    if (!clean.empty()) list.push_back(std::string(clean));
-  }
-  return list;
-}
-
 void ReadToolCalls(const MarkerScan& scan, const TextProtocolOptions& options, TextReply* reply) {
   for (const Segment& seg : scan.segments) {
     if (seg.kind == MarkerKind::kFinal) break;  // text after the calls is ignored
@@ -349,7 +297,7 @@ void ReadFinal(const MarkerScan& scan, const Segment& final_seg, const TextProto
     const FinalField& field = options.final_fields[seg.field];
     if (reply->final_fields.contains(field.marker)) continue;  // the first one wins
     reply->final_fields[field.marker] =
-        field.json ? ParseJsonField(seg.content) : Json(std::string(TrimChars(seg.content, "*`")));
+        field.json ? ParseListText(seg.content) : Json(std::string(TrimChars(seg.content, "*`")));
   }
 }
 
@@ -430,7 +378,7 @@ std::string RenderTextProtocolInstructions(const std::vector<ToolSpec>& tools,
       "### Option 2: final answer\n"
       "THOUGHT: <your final reasoning>\n" + final_marker + ": <your answer>\n";
   for (const FinalField& f : options.final_fields) {
-    out += f.marker + ": <" + f.description + ">" + (f.json ? " (JSON)" : "") + "\n";
+    if (f.taught) out += f.marker + ": <" + f.description + ">" + (f.json ? " (JSON)" : "") + "\n";
   }
   out +=
       "\nRules:\n"
@@ -463,14 +411,19 @@ class TextProtocolModel : public ChatModel {
 
   Result<ModelResponse> Complete(const ModelRequest& request,
                                  const ModelCallContext& ctx) override {
+    // With a finishing tool, the final block is its arguments (FinalBlockOptions).
+    const ToolSpec* answer_tool = request.answer_tool.get();
+    const TextProtocolOptions derived = answer_tool ? FinalBlockOptions(*answer_tool) : TextProtocolOptions{};
+    const TextProtocolOptions& options = answer_tool ? derived : options_;
+    const std::vector<MarkerDef> defs = answer_tool ? MarkerDefs(derived) : std::vector<MarkerDef>{};
     ModelRequest plain;
-    plain.messages = RewriteHistory(request);
+    plain.messages = RewriteHistory(request, options, answer_tool ? defs : defs_);
     plain.temperature = request.temperature;
     plain.max_tokens = request.max_tokens;
     plain.stream = request.stream;
     Result<ModelResponse> inner = inner_->Complete(plain, ctx);
     if (!inner.ok()) return inner.status();
-    return Interpret(std::move(inner).value());
+    return Interpret(std::move(inner).value(), options, answer_tool);
   }
 
   std::string name() const override { return inner_->name(); }
@@ -482,8 +435,14 @@ class TextProtocolModel : public ChatModel {
   }
 
  private:
-  std::vector<Message> RewriteHistory(const ModelRequest& request) const {
-    const std::string instructions = RenderTextProtocolInstructions(request.tools, options_);
+  std::vector<Message> RewriteHistory(const ModelRequest& request, const TextProtocolOptions& options,
+                                      const std::vector<MarkerDef>& defs) const {
+    // The finishing tool is taught as the final block, not as a tool to call.
+    std::vector<ToolSpec> catalogue;
+    for (const ToolSpec& t : request.tools) {
+      if (!request.answer_tool || t.name != request.answer_tool->name) catalogue.push_back(t);
+    }
+    const std::string instructions = RenderTextProtocolInstructions(catalogue, options);
     std::vector<Message> out;
     std::map<std::string, std::string> call_names;  // tool_call_id -> tool name
     bool system_done = false;
@@ -495,7 +454,7 @@ class TextProtocolModel : public ChatModel {
         system_done = true;
       } else if (m.role == Role::kAssistant) {
         for (const ToolCall& c : m.tool_calls) call_names[c.id] = c.name;
-        out.push_back(AssistantAsText(m));
+        out.push_back(AssistantAsText(m, defs));
       } else if (m.role == Role::kTool) {
         std::string tool = m.name;
         if (tool.empty()) {
@@ -523,14 +482,19 @@ class TextProtocolModel : public ChatModel {
   }
 
   // The assistant's turn as the text it wrote (minus any imagined
-  // OBSERVATION), or as TOOL_CALL lines when only structured calls exist.
-  Message AssistantAsText(const Message& m) const {
+  // OBSERVATION), or as TOOL_CALL lines when only structured calls exist. A
+  // final block read as a call of the finishing tool stays as written.
+  static Message AssistantAsText(const Message& m, const std::vector<MarkerDef>& defs) {
     std::string text = m.content;
     if (!m.has_tool_calls()) return Message::Assistant(std::move(text));
-    const MarkerScan scan = ScanMarkers(text, defs_);
+    const MarkerScan scan = ScanMarkers(text, defs);
     const bool has_call_line =
         std::any_of(scan.segments.begin(), scan.segments.end(),
                     [](const Segment& s) { return s.kind == MarkerKind::kToolCall; });
+    const bool has_final =
+        std::any_of(scan.segments.begin(), scan.segments.end(),
+                    [](const Segment& s) { return s.kind == MarkerKind::kFinal; });
+    if (has_final && !has_call_line) return Message::Assistant(std::move(text));
     if (has_call_line) {  // cut after the last segment: drops an imagined OBSERVATION
       const std::string_view last = scan.segments.back().content;
       text.resize(static_cast<size_t>(last.data() + last.size() - text.data()));
@@ -541,7 +505,7 @@ class TextProtocolModel : public ChatModel {
     return Message::Assistant(std::move(text));
   }
 
-  ModelResponse Interpret(ModelResponse in) const {
+  static ModelResponse Interpret(ModelResponse in, const TextProtocolOptions& options, const ToolSpec* answer_tool) {
     ModelResponse out;
     out.raw_text = in.message.content;
     out.usage = in.usage;
@@ -555,10 +519,15 @@ class TextProtocolModel : public ChatModel {
       out.message = Message::Assistant(in.message.content, std::move(in.message.tool_calls));
       return out;
     }
-    TextReply reply = ParseTextReply(out.raw_text, options_);
+    TextReply reply = ParseTextReply(out.raw_text, options);
     if (!reply.error.empty()) {
       out.message = Message::Assistant(out.raw_text);
       out.parse_error = std::move(reply.error);
+    } else if (reply.is_final && answer_tool) {
+      // The final block is a call of the finishing tool, validated by the agent like any call.
+      Json args = FinalBlockArguments(reply, *answer_tool, options);
+      out.final_fields = args;
+      out.message = Message::Assistant(out.raw_text, {ToolCall{MintToolCallId(), answer_tool->name, DumpJson(args)}});
     } else if (reply.is_final) {
       out.message = Message::Assistant(std::move(reply.final_answer));
       out.final_fields = std::move(reply.final_fields);

@@ -76,7 +76,7 @@ std::shared_ptr<ChatModel> Client(const MockLlmServer& server, bool text) {
   options.model = "mock";
   options.max_retries = 0;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(options);
-  if (text) return MakeTextProtocolModel(std::move(model), ExtractionTextProtocolOptions());
+  if (text) return MakeTextProtocolModel(std::move(model));
   return model;
 }
 
@@ -111,7 +111,7 @@ TEST_F(ExtractE2ETest, NativeToolCallingWithOneCorrection) {
   ASSERT_EQ(requests.size(), 5u);
   std::vector<std::string> tools;
   for (const Json& t : requests[0]["body"]["tools"]) tools.push_back(t["function"]["name"]);
-  EXPECT_THAT(tools, ::testing::ElementsAre("query_rag", "call_medical_function"));
+  EXPECT_THAT(tools, ::testing::ElementsAre("query_rag", "call_medical_function", "submit_extraction"));
   EXPECT_THAT(requests[0]["body"]["messages"][1]["content"].get<std::string>(), HasSubstr("CLINICAL TEXT:"));
   // The guideline passages, the z-score and the band went back as tool messages ...
   EXPECT_THAT(requests[1]["body"]["messages"].back()["content"].get<std::string>(), HasSubstr("pediatric-malnutrition"));

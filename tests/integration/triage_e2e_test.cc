@@ -75,7 +75,7 @@ std::shared_ptr<ChatModel> Client(const MockLlmServer& server, bool text) {
   options.model = "mock";
   options.max_retries = 0;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(options);
-  if (text) return MakeTextProtocolModel(std::move(model), TriageTextProtocolOptions());
+  if (text) return MakeTextProtocolModel(std::move(model));
   return model;
 }
 
@@ -131,8 +131,9 @@ TEST(TriageE2ETest, TextProtocolThreeStepInvestigation) {
   config.model = Client(server, /*text=*/true);
   TriageOutcome out = RunTriage(PeStore(), {.findings = kFindings, .base_priority = 2}, config);
   ExpectAnticoagulationFailure(out);
+  // The final block came back as a call of submit_assessment, as a native model's would.
   EXPECT_EQ(out.result["agent_reasoning"]["tools_used"],
-            OrderedJson({"get_patient_manifest", "check_medication_status", "get_recent_labs"}));
+            OrderedJson({"get_patient_manifest", "check_medication_status", "get_recent_labs", "submit_assessment"}));
 
   std::vector<Json> requests = server.requests();
   ASSERT_EQ(requests.size(), 4u);

@@ -10,7 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "apps/triage/rules_planner.h"
+#include "apps/triage/triage_prompts.h"
 #include "medreact/agent.h"
 #include "testing/fhir_builders.h"
 #include "tools/fhir/fhir_pack.h"
@@ -27,6 +30,13 @@ struct PlannerOutcome {
 };
 
 // `as_of` fixes the record's "now" so lab windows do not depend on the date.
+// What the triage app adds to a planner's run: the finishing tool every
+// protocol ends with (triage_prompts.h). Call lists in tests leave it out.
+inline void AddTriageFinish(ToolRegistry& registry, AgentOptions& options) {
+  EXPECT_TRUE(RegisterSubmitAssessment(registry).ok());
+  options.answer_tool = kSubmitAssessmentTool;
+}
+
 inline PlannerOutcome DrivePlanner(const Json& bundle, const std::string& findings,
                                    const std::string& as_of = "2025-06-13") {
   PlannerOutcome out;
@@ -47,10 +57,12 @@ inline PlannerOutcome DrivePlanner(const Json& bundle, const std::string& findin
   std::shared_ptr<ChatModel> planner = MakeTriageRulesPlanner();
   AgentOptions options;
   options.max_steps = 8;
+  AddTriageFinish(*registry, options);
   Agent agent(planner, registry, options);
   out.run = agent.Run({.message = findings});
   for (const StepRecord& step : out.run.trace.steps) {
     for (const ToolCall& call : step.assistant.tool_calls) {
+      if (call.name == kSubmitAssessmentTool) continue;
       const Json args = ParseJson(call.arguments).value_or(Json::object());
       std::string label = call.name;
       if (const std::string m = StringOr(args, "medication_name"); !m.empty()) label += " " + m;

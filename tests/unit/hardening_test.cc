@@ -17,6 +17,7 @@
 #include "apps/extract/extract_app.h"
 #include "apps/extract/extract_prompts.h"
 #include "medreact/json_schema.h"
+#include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "core/file_io.h"
 #include "tools/calc/calculator.h"
@@ -403,23 +404,40 @@ TEST(FileIoTest, WritesArePrivateAtomicAndCheckedFirst) {
 
 // ---- App policies over model output of any shape ---------------------------------------
 
-TEST(HostileModelTest, AssessmentsAndAnswersOfAnyShapeAreNormalisedNeverThrown) {
+TEST(HostileModelTest, AssessmentsAndAnswersOfAnyShapeAreReadNeverThrown) {
+  ToolRegistry registry;
+  ASSERT_TRUE(RegisterSubmitAssessment(registry).ok());
+  const ToolSpec submit = registry.Specs().front();
   const std::vector<std::string> shapes = {
       R"({"risk_adjustment": 5, "critical_findings": "x", "final_assessment": []})",
       R"({"RISK_ADJUSTMENT": ["INCREASE"], "critical_findings": [1, null, {"a": 1}, [2]]})",
       R"({"risk_adjustment": {"value": "INCREASE"}, "critical_findings": {"0": "PE"}})",
       R"({"risk_adjustment": null, "final_assessment": 1e308, "critical_findings": 1e308})",
       R"([1, 2, 3])", R"("INCREASE")", R"(null)", "{\"critical_findings\": " + Nested(250) + "}"};
+  // Whatever a run ends with (arguments as read after the last retry, or a
+  // fallback answer), the triage result has one of three words and a list.
+  auto check_policy = [](const Json& fields, const std::string& label) {
+    RunResult run;
+    run.status = RunStatus::kFinished;
+    run.answer = "x";
+    run.final_fields = fields;
+    const OrderedJson out = BuildTriageResult("p", "PE", 2, "", &run);
+    const std::string adjustment = out["agent_reasoning"]["risk_adjustment"].get<std::string>();
+    EXPECT_TRUE(adjustment == "NONE" || adjustment == "INCREASE" || adjustment == "DECREASE") << label;
+    EXPECT_TRUE(out["agent_reasoning"]["critical_findings"].is_array()) << label;
+  };
   for (const std::string& shape : shapes) {
     const Json fields = ParseJson(shape).value();
-    for (const char* answer : {"", "FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: sideways\nCRITICAL_FINDINGS: 7",
-                               "RISK_ADJUSTMENT: [[[[", "\x1b[31m"}) {
-      const Json out = NormalizeAssessment(fields, answer);
-      ASSERT_TRUE(out.is_object()) << shape;
-      const std::string adjustment = out["risk_adjustment"].get<std::string>();
-      EXPECT_TRUE(adjustment == "NONE" || adjustment == "INCREASE" || adjustment == "DECREASE") << shape;
-      EXPECT_TRUE(out["critical_findings"].is_array()) << shape;
-    }
+    check_policy(fields, shape);
+    (void)registry.ValidateArguments(kSubmitAssessmentTool, DumpJson(fields));
+    (void)CoerceToSchema(submit.parameters, fields);
+  }
+  for (const char* answer : {"", "FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: sideways\nCRITICAL_FINDINGS: 7",
+                             "RISK_ADJUSTMENT: [[[[", "\x1b[31m", "FINAL_ASSESSMENT: [[[[\nCRITICAL_FINDINGS: {{{"}) {
+    const Json args = ReadFinalBlock(answer, submit);
+    ASSERT_TRUE(args.is_object()) << answer;
+    (void)registry.ValidateArguments(kSubmitAssessmentTool, DumpJson(args));
+    check_policy(args, answer);
   }
   for (const std::string& answer : {std::string("```json\n") + Nested(100000) + "\n```", std::string("{\"a\": 1e999}"),
                                     std::string("no json at all"), std::string(""), std::string("[1e400]")}) {

@@ -13,6 +13,7 @@
 
 #include "apps/triage/triage_app.h"
 #include "apps/triage/triage_prompts.h"
+#include "medreact/text_protocol.h"
 #include "apps/triage/worklist.h"
 #include "testing/fake_model.h"
 #include "testing/fhir_builders.h"
@@ -57,54 +58,79 @@ TEST(TriagePromptsTest, NativePromptListsToolsAndTeachesSubmitAssessment) {
   EXPECT_THAT(text, HasSubstr("TOOL_CALL: {\"tool\": \"check_medication_status\""));
 }
 
-TEST(TriagePromptsTest, TextProtocolTeachesTheFinalBlock) {
-  TextProtocolOptions options = TriageTextProtocolOptions();
+ToolSpec SubmitAssessmentSpec() {
+  ToolRegistry registry;
+  EXPECT_TRUE(RegisterSubmitAssessment(registry).ok());
+  return registry.Specs().front();
+}
+
+TEST(TriagePromptsTest, TextProtocolTeachesTheFinalBlockFromTheFinishingTool) {
+  const ToolSpec submit = SubmitAssessmentSpec();
+  const TextProtocolOptions options = FinalBlockOptions(submit);
   const std::string instructions = RenderTextProtocolInstructions({}, options);
   EXPECT_THAT(instructions, HasSubstr("FINAL_ASSESSMENT: <your answer>"));
   EXPECT_THAT(instructions, HasSubstr("RISK_ADJUSTMENT: <INCREASE, DECREASE or NONE>"));
-  EXPECT_THAT(instructions, HasSubstr("CRITICAL_FINDINGS:"));
+  EXPECT_THAT(instructions, HasSubstr("CRITICAL_FINDINGS: <a JSON list of short phrases, [] when none>"));
+  // The planner's optional arguments are read, not taught.
+  EXPECT_THAT(instructions, Not(HasSubstr("RULES_MATCHED")));
+  EXPECT_THAT(instructions, Not(HasSubstr("SOURCES:")));
   TextReply reply = ParseTextReply(
       "THOUGHT: done\nFINAL_ASSESSMENT: PE despite warfarin.\nRISK_ADJUSTMENT: INCREASE\n"
       "CRITICAL_FINDINGS: [\"Anticoagulation failure\"]",
       options);
   ASSERT_TRUE(reply.is_final) << reply.error;
-  Json normalized = NormalizeAssessment(reply.final_fields, reply.final_answer);
-  EXPECT_EQ(normalized["risk_adjustment"], "INCREASE");
-  EXPECT_EQ(normalized["critical_findings"], Json({"Anticoagulation failure"}));
-  EXPECT_EQ(normalized["final_assessment"], "PE despite warfarin.");
+  const Json args = FinalBlockArguments(reply, submit, options);
+  EXPECT_EQ(args, Json({{"final_assessment", "PE despite warfarin."},
+                        {"risk_adjustment", "INCREASE"},
+                        {"critical_findings", {"Anticoagulation failure"}}}));
+  ToolRegistry registry;
+  ASSERT_TRUE(RegisterSubmitAssessment(registry).ok());
+  EXPECT_TRUE(registry.ValidateArguments(kSubmitAssessmentTool, DumpJson(args)).ok());
 }
 
-TEST(TriagePromptsTest, NormalizeAssessmentAcceptsEveryShape) {
-  // submit_assessment's arguments.
-  Json n = NormalizeAssessment({{"final_assessment", " A. "}, {"risk_adjustment", "INCREASE"},
-                                {"critical_findings", {"x", "", "y"}}},
-                               "A.");
-  EXPECT_EQ(n["final_assessment"], "A.");
-  EXPECT_EQ(n["risk_adjustment"], "INCREASE");
-  EXPECT_EQ(n["critical_findings"], Json({"x", "y"}));
-  // Text-protocol fields keyed by marker; decorated values; a list given as text.
-  n = NormalizeAssessment({{"RISK_ADJUSTMENT", "**decrease** (+1)"}, {"CRITICAL_FINDINGS", "['a', 'b']"}}, "B");
-  EXPECT_EQ(n["risk_adjustment"], "DECREASE");
-  EXPECT_EQ(n["critical_findings"], Json({"a", "b"}));
-  EXPECT_EQ(n["final_assessment"], "B");
-  // A plain-text finding becomes a one-item list; "none" an empty one.
-  EXPECT_EQ(NormalizeAssessment({{"critical_findings", "Rate-control failure"}}, "")["critical_findings"],
-            Json({"Rate-control failure"}));
-  EXPECT_EQ(NormalizeAssessment({{"critical_findings", "None"}}, "")["critical_findings"], Json::array());
-  // A native model that wrote the final block as prose.
-  n = NormalizeAssessment(Json::object(),
-                          "FINAL_ASSESSMENT: Stroke on aspirin.\nRISK_ADJUSTMENT: INCREASE\n"
-                          "CRITICAL_FINDINGS: [\"Antiplatelet failure\"]");
-  EXPECT_EQ(n["risk_adjustment"], "INCREASE");
-  EXPECT_EQ(n["final_assessment"], "Stroke on aspirin.");
-  EXPECT_EQ(n["critical_findings"], Json({"Antiplatelet failure"}));
-  // Nothing usable: NONE, the answer as the assessment.
-  n = NormalizeAssessment(nullptr, "I am not sure.");
-  EXPECT_EQ(n["risk_adjustment"], "NONE");
-  EXPECT_EQ(n["final_assessment"], "I am not sure.");
-  EXPECT_EQ(NormalizeAssessment({{"risk_adjustment", "maybe"}}, "")["risk_adjustment"], "NONE");
-  // The rules planner's extra fields survive.
-  EXPECT_EQ(NormalizeAssessment({{"rule", "vte_anticoagulation"}}, "")["rule"], "vte_anticoagulation");
+// The shapes small models write, read by the one reader every protocol uses
+// (what NormalizeAssessment used to accept after the fact).
+TEST(TriagePromptsTest, TheFinalBlockReaderTakesEveryShapeSmallModelsWrite) {
+  const ToolSpec submit = SubmitAssessmentSpec();
+  ToolRegistry registry;
+  ASSERT_TRUE(RegisterSubmitAssessment(registry).ok());
+  auto valid = [&](const Json& args) { return registry.ValidateArguments(kSubmitAssessmentTool, DumpJson(args)).ok(); };
+  // Decorated enum words; a list as Python text.
+  Json a = ReadFinalBlock("FINAL_ASSESSMENT: B\nRISK_ADJUSTMENT: **decrease** (+1)\nCRITICAL_FINDINGS: ['a', 'b']", submit);
+  EXPECT_EQ(a["risk_adjustment"], "DECREASE");
+  EXPECT_EQ(a["critical_findings"], Json({"a", "b"}));
+  EXPECT_EQ(a["final_assessment"], "B");
+  EXPECT_TRUE(valid(a));
+  for (const char* word : {"`NONE`.", "\"increase\"", "Increase - anticoagulation failure"}) {
+    a = ReadFinalBlock(std::string("FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: ") + word + "\nCRITICAL_FINDINGS: []", submit);
+    EXPECT_TRUE(a["risk_adjustment"] == "NONE" || a["risk_adjustment"] == "INCREASE") << word << " → " << a;
+    EXPECT_TRUE(valid(a)) << word;
+  }
+  // One plain-text finding is a one-item list; "None" an empty one.
+  a = ReadFinalBlock("FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: NONE\nCRITICAL_FINDINGS: Rate-control failure", submit);
+  EXPECT_EQ(a["critical_findings"], Json({"Rate-control failure"}));
+  a = ReadFinalBlock("FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: NONE\nCRITICAL_FINDINGS: None", submit);
+  EXPECT_EQ(a["critical_findings"], Json::array());
+  // FINAL_ANSWER is read as the assessment too; markdown decoration is tolerated.
+  a = ReadFinalBlock("**FINAL ANSWER:** Stroke on aspirin.\n**RISK_ADJUSTMENT:** INCREASE\nCRITICAL_FINDINGS: "
+                     "[\"Antiplatelet failure\"]", submit);
+  EXPECT_EQ(a["final_assessment"], "Stroke on aspirin.");
+  EXPECT_EQ(a["risk_adjustment"], "INCREASE");
+  EXPECT_TRUE(valid(a));
+  // Prose without a block fills the assessment only: validation names what is missing.
+  a = ReadFinalBlock("I am not sure.", submit);
+  EXPECT_EQ(a, Json({{"final_assessment", "I am not sure."}}));
+  Result<Json> missing = registry.ValidateArguments(kSubmitAssessmentTool, DumpJson(a));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("risk_adjustment"));
+  // A word that is none of the three is kept as written, for validation to refuse.
+  a = ReadFinalBlock("FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: maybe\nCRITICAL_FINDINGS: []", submit);
+  EXPECT_EQ(a["risk_adjustment"], "maybe");
+  EXPECT_FALSE(valid(a));
+  // The planner's optional arguments are read when written.
+  a = ReadFinalBlock("FINAL_ASSESSMENT: x\nRISK_ADJUSTMENT: NONE\nCRITICAL_FINDINGS: []\nRULE: vte_anticoagulation", submit);
+  EXPECT_EQ(a["rule"], "vte_anticoagulation");
+  EXPECT_TRUE(valid(a));
 }
 
 // --- RunTriage -------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/fhir_builders.h"
+#include "testing/triage_drive.h"
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
@@ -147,10 +148,12 @@ Outcome Drive(const Json& bundle, const std::string& findings) {
   std::shared_ptr<ChatModel> planner = MakeTriageRulesPlanner();
   AgentOptions options;
   options.max_steps = 8;
+  testing::AddTriageFinish(*registry, options);
   Agent agent(planner, registry, options);
   Outcome out{agent.Run({.message = findings}), {}};
   for (const StepRecord& step : out.run.trace.steps) {
     for (const ToolCall& call : step.assistant.tool_calls) {
+      if (call.name == kSubmitAssessmentTool) continue;
       Result<Json> args = ParseJson(call.arguments);
       const Json a = args.value_or(Json());
       std::string label = call.name;
@@ -187,7 +190,7 @@ TEST(TriageRulesPlannerTest, PeOnActiveWarfarinWithTherapeuticInrIsAnticoagulati
   result = BuildTriageResult("pat", findings, 2, "", &o.run);
   EXPECT_EQ(result["priority_level"], 1);
   EXPECT_EQ(result["agent_reasoning"]["tools_used"],
-            Json({"get_patient_manifest", "check_medication_status", "get_recent_labs"}));
+            Json({"get_patient_manifest", "check_medication_status", "get_recent_labs", "submit_assessment"}));
   EXPECT_EQ(result["agent_reasoning"]["errors"], nullptr);
 }
 
@@ -307,9 +310,10 @@ TEST(TriageRulesPlannerTest, RoutineFindingIsNoneWithoutToolCalls) {
 TEST(TriageRulesPlannerTest, ToolErrorsAreNotedNotFatal) {
   // A registry without the fhir pack: every call fails as an unknown tool.
   auto registry = std::make_shared<ToolRegistry>();
-  ASSERT_TRUE(RegisterFinishTools(*registry).ok());
+  AgentOptions options;
+  testing::AddTriageFinish(*registry, options);
   std::shared_ptr<ChatModel> planner = MakeTriageRulesPlanner();
-  Agent agent(planner, registry);
+  Agent agent(planner, registry, options);
   RunResult run = agent.Run({.message = "Acute pulmonary embolism"});
   ASSERT_EQ(run.status, RunStatus::kFinished) << run.error;
   EXPECT_EQ(run.final_fields["risk_adjustment"], "NONE");

@@ -22,6 +22,7 @@
 #include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
 #include "testing/fixtures.h"
+#include "testing/triage_drive.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/fhir/fhir_store.h"
 
@@ -205,6 +206,7 @@ TEST_P(WorklistExampleTest, RulesPlannerGivesTheExpectedPriority) {
   std::shared_ptr<ChatModel> planner = MakeTriageRulesPlanner();
   AgentOptions options;
   options.max_steps = 8;
+  testing::AddTriageFinish(*registry, options);
   Agent agent(planner, registry, options);
   RunResult run = agent.Run({.message = findings});
   ASSERT_EQ(run.status, RunStatus::kFinished) << run.error;

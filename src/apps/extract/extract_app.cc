@@ -24,6 +24,7 @@ Result<std::shared_ptr<ToolRegistry>> BuildTools(const ExtractionConfig& config)
   auto functions = MedicalFunctions::Create();
   if (!functions.ok()) return functions.status();
   if (Status s = RegisterCallMedicalFunction(*registry, *functions); !s.ok()) return s;
+  if (Status s = RegisterSubmitExtraction(*registry); !s.ok()) return s;
   return registry;
 }
 
@@ -58,6 +59,7 @@ class Extraction {
     options.on_event = config_.on_event;
     options.cancel = config_.cancel;
     options.max_answer_retries = config_.max_validation_retries;
+    options.answer_tool = kSubmitExtractionTool;
     options.check_answer = [this](const std::string& answer, const Json&) {
       Attempt a = Check(answer);
       attempts_.push_back(a);
@@ -111,8 +113,8 @@ class Extraction {
     iterations_ = run.steps;
     tool_calls_ = run.tool_calls;
     out.status = run.status;
-    if (run.final_fields.is_object() && run.final_fields.contains("plan_notes")) {
-      for (const Json& n : run.final_fields["plan_notes"]) {
+    if (run.final_fields.is_object() && run.final_fields.contains("notes") && run.final_fields["notes"].is_array()) {
+      for (const Json& n : run.final_fields["notes"]) {
         if (n.is_string()) notes_.push_back(n.get<std::string>());
       }
     }

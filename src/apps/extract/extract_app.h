@@ -32,8 +32,7 @@
 namespace medreact {
 
 struct ExtractionConfig {
-  // The model; null = the offline planner. A text-protocol model must be built
-  // with ExtractionTextProtocolOptions() so FINAL_JSON is read.
+  // The model; null = the offline planner.
   std::shared_ptr<ChatModel> model;
   std::shared_ptr<RagIndex> rag;             // query_rag offered when set. Default: none
   std::shared_ptr<const ExtrasFile> extras;  // query_extras offered when set. Default: none

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "apps/common/planner_support.h"
+#include "apps/extract/extract_prompts.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
@@ -674,13 +675,11 @@ class ExtractionRulesPlanner : public ChatModel {
       return response;
     }
     const ExtractionFindings findings = planner.Findings();
-    Json answer = FillSchema(task_.schema, findings);
-    response.message = Message::Assistant(DumpJson(answer, 2));
-    response.final_fields = {{"plan_notes", planner.Notes()},
-                             {"population", findings.population},
-                             {"assessable", findings.assessable},
-                             {"flags", findings.flags}};
-    response.finish_reason = "stop";
+    // The answer is a call of the finishing tool, validated like a model's.
+    const Json args = {{"json", FillSchema(task_.schema, findings)}, {"notes", planner.Notes()}};
+    response.message =
+        Message::Assistant("", {ToolCall{kIdPrefix + std::to_string(conv.calls + 1), kSubmitExtractionTool, DumpJson(args)}});
+    response.finish_reason = "tool_calls";
     return response;
   }
 

@@ -1,6 +1,7 @@
 #include "apps/extract/extract_prompts.h"
 
 #include "medreact/json_repair.h"
+#include "medreact/tool.h"
 
 namespace medreact {
 namespace {
@@ -28,8 +29,9 @@ constexpr char kRole[] =
     "- Cite the guideline passages you relied on (source file and heading) where the schema has room.\n";
 
 constexpr char kNativeAnswer[] =
-    "\nWhen you are ready, reply with the JSON object only: no prose before or after it, no code fence. It must "
-    "validate against the schema; if it does not, you will be told what to fix.\n";
+    "\nWhen you are ready, call submit_extraction with the JSON object as its `json` argument (or reply with the "
+    "JSON object only: no prose before or after it, no code fence). It must validate against the schema; if it "
+    "does not, you will be told what to fix.\n";
 
 constexpr char kTextAnswer[] =
     "\nWhen you are ready, write your final block as\n"
@@ -61,10 +63,21 @@ std::string NoJsonFeedback(const std::string& why) {
          "). Continue the extraction, calling tools as needed, and answer with the JSON object only.";
 }
 
-TextProtocolOptions ExtractionTextProtocolOptions() {
-  TextProtocolOptions options;
-  options.final_markers = {"FINAL_JSON", "FINAL_ANSWER"};
-  return options;
+Status RegisterSubmitExtraction(ToolRegistry& registry) {
+  ToolSpec spec{
+      kSubmitExtractionTool,
+      "Submit the extraction and end the task: the JSON object that validates against the output schema.",
+      Json::parse(R"({"type": "object",
+        "properties": {
+          "json": {"type": "object",
+            "description": "The whole extraction, a JSON object that validates against the output schema."},
+          "notes": {"type": "array", "items": {"type": "string"},
+            "description": "Optional: what the reader should know (assumptions, values the text does not give)."}},
+        "required": ["json"],
+        "additionalProperties": false})")};
+  return registry.Register(MakeFunctionTool(std::move(spec), [](const Json& args, const ToolContext&) {
+    return ToolResult::Ok(DumpJson(args.at("json"), 2));
+  }));
 }
 
 Result<Json> ParseExtractionAnswer(std::string_view answer) {

@@ -18,7 +18,7 @@
 #include "medreact/json_schema.h"
 #include "medreact/model.h"
 #include "medreact/status.h"
-#include "medreact/text_protocol.h"
+#include "medreact/tool_registry.h"
 
 namespace medreact {
 
@@ -31,8 +31,14 @@ std::string ExtractionTaskMessage(const ExtractionTask& task);
 std::string ValidationFeedback(const std::vector<SchemaProblem>& problems);
 std::string NoJsonFeedback(const std::string& why);
 
-// FINAL_JSON (taught) and FINAL_ANSWER (accepted) as final markers.
-TextProtocolOptions ExtractionTextProtocolOptions();
+inline constexpr char kSubmitExtractionTool[] = "submit_extraction";
+
+// `submit_extraction` {json: object, notes?: [string]}: the finishing tool
+// (AgentOptions::answer_tool); its result is the JSON, pretty-printed, so the
+// answer check reads it like a plain-text answer. Through the text protocol
+// its final block is FINAL_JSON (FINAL_ANSWER also read) with an optional
+// NOTES line.
+Status RegisterSubmitExtraction(ToolRegistry& registry);
 
 // The JSON object in a final answer: strict, then lenient (fences, prose,
 // Python literals, trailing commas). InvalidArgument when none is found or it

@@ -24,6 +24,7 @@
 #include "apps/common/planner_support.h"
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "apps/triage/triage_prompts.h"
 #include "apps/triage/triage_policy.h"
 #include "core/text_util.h"
 
@@ -586,13 +587,16 @@ class RulesPlanner : public ChatModel {
     for (const std::string& c : decision.critical) critical.push_back(c);
     std::string rule = decision.deciding_rule;
     if (rule.empty()) rule = decision.matched.empty() ? "no_rule" : decision.matched.front();
-    response.final_fields = {{"risk_adjustment", adjustment},
-                             {"critical_findings", critical},
-                             {"rule", rule},
-                             {"rules_matched", decision.matched},
-                             {"sources", decision.sources}};
-    response.message = Message::Assistant(text);
-    response.finish_reason = "stop";
+    // The assessment is a call of the finishing tool, validated like a model's.
+    const Json args = {{"final_assessment", Trim(text)},
+                       {"risk_adjustment", adjustment},
+                       {"critical_findings", critical},
+                       {"rule", rule},
+                       {"rules_matched", decision.matched},
+                       {"sources", decision.sources}};
+    response.message = Message::Assistant("", {ToolCall{kIdPrefix + std::to_string(conv.calls + 1),
+                                                        kSubmitAssessmentTool, DumpJson(args)}});
+    response.finish_reason = "tool_calls";
   }
 };
 

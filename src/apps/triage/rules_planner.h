@@ -16,10 +16,10 @@
 // says so. Only an order with status "active" (the tools'
 // is_currently_active) counts.
 //
-// The final turn sets ModelResponse::final_fields to {"risk_adjustment":
-// "INCREASE"|"DECREASE"|"NONE", "critical_findings": [...], "rule": id,
-// "rules_matched": [...], "sources": [...]} and the message content to the
-// assessment. Tool errors are noted, never fatal. It never repeats a call with
+// The final turn is a call of `submit_assessment` {"final_assessment": text,
+// "risk_adjustment": "INCREASE"|"DECREASE"|"NONE", "critical_findings": [...],
+// "rule": id, "rules_matched": [...], "sources": [...]}, which the agent
+// validates and ends the run with, as it does a model's. Tool errors are noted, never fatal. It never repeats a call with
 // the same arguments and answers by its 8th turn (it batches the remaining
 // calls from its 5th turn on). Deterministic; no state between calls, so one
 // instance may serve many runs (not concurrently).

@@ -18,10 +18,10 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
   AgentOptions options;
   const ToolCalling tool_calling = model->capabilities().tool_calling;
   Status registered = RegisterFhirPack(*registry, std::move(store));
-  if (registered.ok() && tool_calling == ToolCalling::kNative) {
-    registered = RegisterSubmitAssessment(*registry);
-    options.finish_tools = {kSubmitAssessmentTool};
-  }
+  if (registered.ok()) registered = RegisterSubmitAssessment(*registry);
+  // Every protocol finishes through submit_assessment: the assessment is its validated arguments.
+  options.answer_tool = kSubmitAssessmentTool;
+  options.finish_tools = {kSubmitAssessmentTool};
   if (!registered.ok()) {  // a programming error: the pack's specs are fixed
     RunResult failed;
     failed.status = RunStatus::kError;
@@ -39,9 +39,7 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
   options.on_event = config.on_event;
   options.cancel = config.cancel;
   Agent agent(std::move(model), registry, options);
-  RunResult run = agent.Run({.message = findings});
-  run.final_fields = NormalizeAssessment(run.final_fields, run.answer);
-  return run;
+  return agent.Run({.message = findings});
 }
 
 OrderedJson RecordInfo(const FhirStore& store) {

@@ -10,12 +10,6 @@
 namespace medreact {
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The role and the patterns every protocol shares. The patterns follow seed
 // 001's "silent failures": an acute event despite the therapy meant to
 // prevent it. Their clinical sources are cited with the deterministic rules
@@ -87,49 +81,7 @@ constexpr char kTextExample[] =
     "CRITICAL_FINDINGS: [\"Anticoagulation failure\", \"PE on therapeutic warfarin\"]\n\n"
     "In the example each OBSERVATION came from the system; never write one yourself.\n";
 
-// A list of strings from a JSON list, a JSON-looking string, or plain text.
-Json FindingsList(const Json& value) {
-  Json out = Json::array();
-  if (value.is_array()) {
-    for (const Json& item : value) {
-      if (item.is_string() && !Trim(item.get<std::string>()).empty()) out.push_back(Trim(item.get<std::string>()));
-    }
-    return out;
-  }
-  if (!value.is_string()) return out;
-  const std::string text = Trim(value.get<std::string>());
-  if (text.empty() || Upper(text) == "NONE" || text == "[]") return out;
-  if (text.front() == '[') {
-    if (Result<Json> parsed = ParseJsonLenient(text); parsed.ok() && parsed->is_array()) return FindingsList(*parsed);
-  }
-  out.push_back(text);
-  return out;
-}
-
-// "INCREASE" | "DECREASE" | "NONE" from a field's value; "" when it says nothing usable.
-std::string AdjustmentWord(const Json& value) {
-  if (!value.is_string()) return "";
-  std::string word = Upper(Trim(value.get<std::string>()));
-  // Small models decorate: "INCREASE (-1)", "**INCREASE**", "increase."
-  word.erase(std::remove_if(word.begin(), word.end(), [](char c) { return c == '*' || c == '`' || c == '"'; }),
-             word.end());
-  for (const char* known : {"INCREASE", "DECREASE", "NONE"}) {
-    if (word.rfind(known, 0) == 0) return known;
-  }
-  return "";
-}
-
 }  // namespace
-
-TextProtocolOptions TriageTextProtocolOptions() {
-  TextProtocolOptions options;
-  options.final_markers = {"FINAL_ASSESSMENT", "FINAL_ANSWER"};
-  options.final_fields = {
-      {"RISK_ADJUSTMENT", "INCREASE, DECREASE or NONE", false},
-      {"CRITICAL_FINDINGS", "a JSON list of short phrases, [] when none", true},
-  };
-  return options;
-}
 
 Status RegisterSubmitAssessment(ToolRegistry& registry) {
   ToolSpec spec{
@@ -143,7 +95,13 @@ Status RegisterSubmitAssessment(ToolRegistry& registry) {
           "risk_adjustment": {"type": "string", "enum": ["INCREASE", "DECREASE", "NONE"],
             "description": "INCREASE: the record makes the finding more urgent (e.g. a treatment failure); DECREASE: clearly less urgent; NONE otherwise."},
           "critical_findings": {"type": "array", "items": {"type": "string"},
-            "description": "Short phrases such as \"Anticoagulation failure\"; empty when none."}},
+            "description": "Short phrases such as \"Anticoagulation failure\"; empty when none."},
+          "rule": {"type": "string",
+            "description": "Optional: the silent-failure pattern that decided the adjustment (e.g. vte_anticoagulation)."},
+          "rules_matched": {"type": "array", "items": {"type": "string"},
+            "description": "Optional: every pattern that matched."},
+          "sources": {"type": "array", "items": {"type": "string"},
+            "description": "Optional: the guidelines or papers behind the adjustment."}},
         "required": ["final_assessment", "risk_adjustment", "critical_findings"],
         "additionalProperties": false})")};
   return registry.Register(MakeFunctionTool(std::move(spec), [](const Json& args, const ToolContext&) {
@@ -157,34 +115,6 @@ std::string TriageSystemPrompt(ToolCalling tool_calling, const std::vector<ToolS
   prompt += "\n## Available tools\n\n";
   for (const ToolSpec& tool : tools) prompt += "- " + tool.name + ": " + tool.description + "\n";
   return prompt + kNativeFinish + kNativeExample;
-}
-
-Json NormalizeAssessment(const Json& fields, std::string_view answer) {
-  Json in = Json::object();
-  if (fields.is_object()) {
-    for (auto it = fields.begin(); it != fields.end(); ++it) in[AsciiLower(it.key())] = it.value();
-  }
-  std::string assessment;
-  if (auto it = in.find("final_assessment"); it != in.end() && it->is_string()) assessment = Trim(it->get<std::string>());
-  std::string adjustment = in.contains("risk_adjustment") ? AdjustmentWord(in["risk_adjustment"]) : "";
-  if (adjustment.empty() && !answer.empty()) {
-    // A model that wrote the final block as prose (native) or in a form the
-    // adapter did not take as final: read the block from the answer text.
-    TextReply reply = ParseTextReply(answer, TriageTextProtocolOptions());
-    if (reply.is_final) {
-      for (auto it = reply.final_fields.begin(); it != reply.final_fields.end(); ++it) {
-        const std::string key = AsciiLower(it.key());
-        if (!in.contains(key)) in[key] = it.value();
-      }
-      adjustment = in.contains("risk_adjustment") ? AdjustmentWord(in["risk_adjustment"]) : "";
-      if (assessment.empty()) assessment = Trim(reply.final_answer);
-    }
-  }
-  Json out = in;
-  out["final_assessment"] = assessment.empty() ? Trim(answer) : assessment;
-  out["risk_adjustment"] = adjustment.empty() ? "NONE" : adjustment;
-  out["critical_findings"] = in.contains("critical_findings") ? FindingsList(in["critical_findings"]) : Json::array();
-  return out;
 }
 
 }  // namespace medreact
