@@ -12,6 +12,7 @@
 #ifndef MEDREACT_MODEL_H_
 #define MEDREACT_MODEL_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -36,6 +37,14 @@ struct ModelRequest {
   // tool-less fallback call included, whether or not `tools` lists it.
   // Default: none
   std::shared_ptr<const ToolSpec> answer_tool;
+  // Names an append-only conversation: every request with this id holds the
+  // messages of the one before it, unchanged and in order, plus new ones at
+  // the end. A client may then keep what it derived from those messages (the
+  // serialised history) instead of comparing them again. The agent sets a
+  // process-unique id per run (NextConversationId) when it sends its whole
+  // history; an adapter that rewrites the messages must not pass it on.
+  // Default: 0 (none: every message is looked at)
+  uint64_t conversation_id = 0;
   std::string tool_choice;         // "auto", "none", "required" or "" (omit). Default: ""
   std::optional<double> temperature;
   std::optional<int> max_tokens;
@@ -52,6 +61,9 @@ struct ModelResponse {
   std::string raw_text;         // the model's reply text before protocol parsing (text protocol), else ""
   int attempts = 1;             // HTTP attempts made (retries + 1)
 };
+
+// A process-unique ModelRequest::conversation_id (never 0, never reused).
+uint64_t NextConversationId();
 
 // Per-call context: deadline, cancellation, and a sink for streamed text.
 struct ModelCallContext {

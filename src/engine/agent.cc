@@ -277,6 +277,7 @@ class Agent::Loop {
   std::string answer_feedback_;
   Json final_fields_;
   std::string model_error_;
+  const uint64_t conversation_id_ = NextConversationId();  // ModelRequest::conversation_id
   RunStatus limit_status_ = RunStatus::kError;
   std::string limit_reason_;
 };
@@ -806,6 +807,7 @@ ModelRequest Agent::Loop::BuildRequest(bool with_tools) {
   ModelRequest request;
   if (options_.max_history_messages == 0) {
     request.messages = std::move(messages_);  // nothing reads messages_ until ReturnHistory
+    request.conversation_id = conversation_id_;  // messages_ only grows at its end
   } else {
     request.messages = WindowMessages(messages_, options_.max_history_messages);
   }

@@ -74,7 +74,9 @@ Result<std::optional<ModelRequest>> FitToContext(const ModelRequest& original, i
     if (changes) changes->push_back("tool descriptions shortened to fit the context window");
     if (EstimateTokens(request) <= budget) return std::optional<ModelRequest>(std::move(request));
   }
-  // 2. Older history left out, newest kept, groups intact.
+  // 2. Older history left out, newest kept, groups intact: no longer the
+  // append-only conversation a client may have kept.
+  request.conversation_id = 0;
   const std::vector<Message> all = request.messages;
   size_t head = 0;
   if (head < all.size() && all[head].role == Role::kSystem) ++head;

@@ -1,6 +1,7 @@
 #include "medreact/model_factory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "core/text_util.h"
@@ -8,6 +9,11 @@
 #include "medreact/text_protocol.h"
 
 namespace medreact {
+
+uint64_t NextConversationId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 const std::vector<ModelProvider>& ModelProviders() {
   static const std::vector<ModelProvider> kProviders = {

@@ -27,6 +27,7 @@
 
 #include "llm/openai_wire.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -321,6 +322,74 @@ Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& mo
   return body;
 }
 
+void ChatBodyCache::Trim(size_t incoming) {
+  if (bytes_ + incoming <= kMaxBytes) return;
+  messages_.clear();
+  conversations_.clear();
+  bytes_ = 0;
+}
+
+void ChatBodyCache::AppendMessages(const ModelRequest& request, std::string& out) {
+  const std::vector<Message>& messages = request.messages;
+  const uint64_t id = request.conversation_id;
+  size_t kept = 0;  // messages whose text came from the conversation's entry
+  if (id != 0 && !messages.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = conversations_.begin(); it != conversations_.end(); ++it) {
+      if (it->id != id) continue;
+      if (it->count <= messages.size() && MessageHash(messages[it->count - 1]) == it->last_hash) {
+        out += it->text;
+        kept = it->count;
+      }
+      break;
+    }
+  }
+  if (id == 0) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendMessage(messages[i], out);
+    }
+    return;
+  }
+  // The new messages: serialised here, added to the conversation's entry (not
+  // to the per-message cache: the conversation holds them already).
+  const size_t added_from = out.size();
+  for (size_t i = kept; i < messages.size(); ++i) {
+    if (i > 0) out += ',';
+    out += DumpJson(MessageToWire(messages[i]));
+  }
+  if (messages.empty()) return;
+  const std::string_view added(out.data() + added_from, out.size() - added_from);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(conversations_.begin(), conversations_.end(),
+                         [&](const Conversation& c) { return c.id == id; });
+  if (it == conversations_.end() || it->count != kept) {  // new, or not the prefix we used: start again
+    if (it != conversations_.end()) {
+      bytes_ -= it->text.size();
+      conversations_.erase(it);
+    }
+    if (kept != 0) return;  // another call of this conversation moved on meanwhile
+    Trim(added.size());
+    if (added.size() > kMaxBytes) return;
+    if (conversations_.size() == kConversationSlots) {
+      bytes_ -= conversations_.front().text.size();
+      conversations_.pop_front();
+    }
+    conversations_.push_back({id, messages.size(), MessageHash(messages.back()), std::string(added)});
+    bytes_ += added.size();
+    return;
+  }
+  if (bytes_ + added.size() > kMaxBytes) {
+    bytes_ -= it->text.size();
+    conversations_.erase(it);
+    return;
+  }
+  it->text += added;
+  it->count = messages.size();
+  it->last_hash = MessageHash(messages.back());
+  bytes_ += added.size();
+}
+
 void ChatBodyCache::AppendMessage(const Message& message, std::string& out) {
   const size_t hash = MessageHash(message);
   {
@@ -337,10 +406,7 @@ void ChatBodyCache::AppendMessage(const Message& message, std::string& out) {
   out += text;
   const size_t bytes = MessageBytes(message) + text.size();
   std::lock_guard<std::mutex> lock(mu_);
-  if (bytes_ + bytes > kMaxBytes) {
-    messages_.clear();
-    bytes_ = 0;
-  }
+  Trim(bytes);
   if (bytes > kMaxBytes) return;
   messages_.emplace(hash, Entry{message, std::move(text)});
   bytes_ += bytes;
@@ -381,10 +447,7 @@ std::string ChatCompletionsBodyText(const ModelRequest& request, const std::stri
   }
   key("messages");
   out += '[';
-  for (size_t i = 0; i < request.messages.size(); ++i) {
-    if (i > 0) out += ',';
-    cache.AppendMessage(request.messages[i], out);
-  }
+  cache.AppendMessages(request, out);
   out += ']';
   if (!model.empty()) {
     key("model");

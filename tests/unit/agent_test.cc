@@ -103,6 +103,32 @@ TEST_F(AgentTest, ToolResultGoesBackToTheModel) {
   EXPECT_EQ(second.back().tool_call_id, second[second.size() - 2].tool_calls[0].id);
 }
 
+// The history only grows, so the run names it as one conversation (a client
+// keeps its serialised prefix); a windowed history is not one.
+TEST_F(AgentTest, RequestsNameTheRunsAppendOnlyConversation) {
+  model_->PushCalls({{"echo", R"({"x": 1})"}});
+  model_->PushText("done");
+  (void)Run();
+  std::vector<ModelRequest> requests = model_->requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_NE(requests[0].conversation_id, 0u);
+  EXPECT_EQ(requests[0].conversation_id, requests[1].conversation_id);
+  for (size_t i = 0; i < requests[0].messages.size(); ++i) {
+    EXPECT_EQ(requests[1].messages[i].content, requests[0].messages[i].content) << i;
+  }
+  const uint64_t first_run = requests[0].conversation_id;
+
+  model_ = std::make_shared<FakeModel>();
+  model_->PushText("again");
+  (void)Run();
+  EXPECT_NE(model_->requests()[0].conversation_id, first_run);  // one per run
+
+  model_ = std::make_shared<FakeModel>();
+  model_->PushText("windowed");
+  (void)Run({.max_history_messages = 4});
+  EXPECT_EQ(model_->requests()[0].conversation_id, 0u);
+}
+
 // Invariant 1: every call gets exactly one result, in order, whatever happened.
 TEST_F(AgentTest, EveryCallGetsExactlyOneResultInOrder) {
   AddSleepyTool("hangs", Millis(5000));

@@ -275,6 +275,38 @@ TEST(ChatBodyCacheTest, AChangedMessageOrToolListIsSerialisedAgain) {
   EXPECT_EQ(ChatCompletionsBodyText(request, "m", cache), DumpJson(BuildChatCompletionsBody(request, "m")));
 }
 
+// A conversation named by id: its kept text grows with the new messages and
+// is used only while the request really extends it.
+TEST(ChatBodyCacheTest, AConversationIsExtendedAndNeverTrustedWhenItDoesNotFit) {
+  ChatBodyCache cache;
+  ModelRequest request;
+  request.conversation_id = NextConversationId();
+  request.messages = {Message::System("s"), Message::User("task")};
+  auto same = [&] { return ChatCompletionsBodyText(request, "m", cache) == DumpJson(BuildChatCompletionsBody(request, "m")); };
+  EXPECT_TRUE(same());
+  for (int i = 0; i < 5; ++i) {  // the agent's way: append only
+    request.messages.push_back(Message::Assistant("", {{"call_" + std::to_string(i), "t", R"({"i": 1})"}}));
+    request.messages.push_back(Message::Tool("call_" + std::to_string(i), "t", "result " + std::to_string(i)));
+    EXPECT_TRUE(same()) << i;
+    EXPECT_TRUE(same()) << i;  // the same request twice: nothing new to add
+  }
+  // A request that broke the promise: the last kept message changed ...
+  request.messages.back().content = "a different result";
+  EXPECT_TRUE(same());
+  // ... or the history is shorter than what was kept: looked at message by message.
+  request.messages.resize(3);
+  EXPECT_TRUE(same());
+  request.messages.push_back(Message::User("more"));
+  EXPECT_TRUE(same());
+  // Two conversations side by side do not mix.
+  ModelRequest other = request;
+  other.conversation_id = NextConversationId();
+  other.messages = {Message::System("s2"), Message::User("other task")};
+  EXPECT_EQ(ChatCompletionsBodyText(other, "m", cache), DumpJson(BuildChatCompletionsBody(other, "m")));
+  EXPECT_TRUE(same());
+  EXPECT_NE(NextConversationId(), 0u);
+}
+
 TEST(ToolSpecListTest, CopiesShareOneListAndSeparateListsDoNot) {
   const ToolSpecList a = std::vector<ToolSpec>{ToolSpec{"t", "d"}};
   const ToolSpecList copy = a;
