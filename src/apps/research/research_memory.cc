@@ -74,16 +74,6 @@ std::string Fixed(double x, int digits) {
   return buffer;
 }
 
-const char* SourceLabel(EvidenceSource s) {
-  switch (s) {
-    case EvidenceSource::kPubMed: return "pubmed";
-    case EvidenceSource::kClinicalTrials: return "clinicaltrials";
-    case EvidenceSource::kEuropePmc: return "europepmc";
-    case EvidenceSource::kOther: return "other";
-  }
-  return "other";
-}
-
 // "Surname A, Surname B, Surname C, et al. Title. 2021. PMID:123."
 std::string BuiltCitation(const Evidence& e) {
   std::vector<std::string> parts;
@@ -683,7 +673,7 @@ std::string ResearchMemory::GetContextSummary(const CancellationToken& cancel) {
   out += "**Question:** " + OneLine(m.query, 500) + "\n";
   out += "**Iteration:** " + std::to_string(m.iteration) + "\n";
   std::map<std::string, int> by_source;
-  for (const Entry& e : m.entries) ++by_source[SourceLabel(e.stored.evidence.source)];
+  for (const Entry& e : m.entries) ++by_source[SourceColumn(e.stored.evidence.source)];
   out += "**Evidence:** " + std::to_string(m.entries.size()) + (m.entries.size() == 1 ? " record" : " records");
   std::vector<std::string> counts;
   for (const auto& [source, count] : by_source) counts.push_back(source + " " + std::to_string(count));
@@ -697,7 +687,7 @@ std::string ResearchMemory::GetContextSummary(const CancellationToken& cancel) {
       std::vector<std::string> facts;
       if (!IsBlank(e.id)) facts.push_back(Trim(e.id));
       if (e.year > 0) facts.push_back(std::to_string(e.year));
-      facts.push_back(SourceLabel(e.source));
+      facts.push_back(SourceColumn(e.source));
       if (!IsBlank(e.type)) facts.push_back(Trim(e.type));
       if (!e.peer_reviewed) facts.push_back("not peer-reviewed");
       out += std::to_string(i + 1) + ". [" + std::to_string(top.items[i].reference) + "] " +

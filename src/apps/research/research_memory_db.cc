@@ -35,8 +35,8 @@ CREATE TABLE conflicts(
   seq INTEGER PRIMARY KEY, description TEXT NOT NULL, evidence TEXT NOT NULL, resolution TEXT NOT NULL);
 )sql";
 
-// The source column's text. (Not EvidenceSourceName: evidence.cc belongs to
-// the literature clients; the names are the same.)
+}  // namespace
+
 const char* SourceColumn(EvidenceSource s) {
   switch (s) {
     case EvidenceSource::kPubMed: return "pubmed";
@@ -46,6 +46,8 @@ const char* SourceColumn(EvidenceSource s) {
   }
   return "other";
 }
+
+namespace {
 
 EvidenceSource SourceFromColumn(const std::string& s) {
   if (s == "pubmed") return EvidenceSource::kPubMed;
