@@ -17,7 +17,7 @@ endif()
 # The public headers' layers.
 set(PUBLIC_core status json cancel message http tool_spec)
 set(PUBLIC_llm model openai text_protocol json_repair model_factory)
-set(PUBLIC_engine tool tool_registry json_schema events trace agent run_state)
+set(PUBLIC_engine tool tool_registry json_schema events trace agent run_state graph)
 
 # What each layer may include.
 set(MAY_core core)

@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tools/common/sqlite_stmt.h"
 #include "tools/rag/corpus_files.h"
 #include "tools/rag/embeddings.h"
 #include "core/text_util.h"
@@ -77,45 +78,6 @@ FROM (SELECT rowid AS id, bm25(chunks_fts, 4.0, 1.0, 1.0) AS score FROM chunks_f
       WHERE chunks_fts MATCH ?1 ORDER BY score LIMIT ?2) AS f
 JOIN chunks AS c ON c.id = f.id ORDER BY f.score
 )sql";
-
-// ---- SQLite helpers ---------------------------------------------------------
-
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  bool ok() const { return rc_ == SQLITE_OK; }
-  void Text(int i, std::string_view s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-  }
-  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void Blob(int i, const void* data, size_t n) {
-    sqlite3_bind_blob(stmt_, i, data, static_cast<int>(n), SQLITE_TRANSIENT);
-  }
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int Step() { return sqlite3_step(stmt_); }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string ColText(int c) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
-  }
-  int64_t ColInt(int c) const { return sqlite3_column_int64(stmt_, c); }
-  double ColDouble(int c) const { return sqlite3_column_double(stmt_, c); }
-  std::string_view ColBlob(int c) const {
-    const void* p = sqlite3_column_blob(stmt_, c);
-    return p ? std::string_view(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, c)) : std::string_view();
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
 
 std::string Fnv1a64(std::string_view bytes) {
   char out[32];
