@@ -31,6 +31,10 @@
 #include "mockllm/mock_script.h"
 #include "tools/fhir/fhir_store.h"
 #include "tools/fhir/fhir_tools.h"
+#include "tools/literature/clinical_trials.h"
+#include "tools/literature/europepmc.h"
+#include "tools/literature/literature_pack.h"
+#include "tools/literature/pubmed.h"
 
 namespace medreact::fuzz {
 namespace {
@@ -404,6 +408,36 @@ int FuzzFindings(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- literature --------------------------------------------------------------
+
+namespace {
+
+// evidence.h: every record a parser returns has an id, and survives
+// EvidenceToJson -> text -> EvidenceFromJson with the same id.
+void CheckEvidence(const std::vector<Evidence>& evidence) {
+  for (const Evidence& e : evidence) {
+    if (e.id.empty()) Violated("literature", "a parsed record has no id");
+    Result<Json> text = ParseJson(DumpJson(EvidenceToJson(e)));
+    if (!text.ok()) Violated("literature", "EvidenceToJson output does not parse");
+    Result<Evidence> back = EvidenceFromJson(*text);
+    if (!back.ok() || back->id != e.id) Violated("literature", "EvidenceFromJson(EvidenceToJson(e)) lost the record");
+  }
+  (void)FormatSearchResults("fuzz", "q", {.evidence = evidence});
+  (void)FormatBibliography(evidence);
+}
+
+}  // namespace
+
+int FuzzLiterature(const uint8_t* data, size_t size) {
+  const std::string_view text = AsText(data, size);
+  (void)ParseEsearch(text);
+  if (Result<std::vector<Evidence>> r = ParsePubmedXml(text); r.ok()) CheckEvidence(*r);
+  if (Result<CtgovPage> r = ParseCtgovStudies(text); r.ok()) CheckEvidence(r->evidence);
+  if (Result<Evidence> r = ParseCtgovStudy(text); r.ok()) CheckEvidence({*r});
+  if (Result<EuropePmcPage> r = ParseEuropePmcSearch(text); r.ok()) CheckEvidence(r->evidence);
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -418,6 +452,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"mock_script", FuzzMockScript},
       {"note_facts", FuzzNoteFacts},
       {"findings", FuzzFindings},
+      {"literature", FuzzLiterature},
   };
   return kTargets;
 }

@@ -33,6 +33,7 @@ int FuzzCsv(const uint8_t* data, size_t size);             // eval::ParseCsv
 int FuzzMockScript(const uint8_t* data, size_t size);      // mockllm::ParseMockScript + rendering
 int FuzzNoteFacts(const uint8_t* data, size_t size);       // ReadNoteFacts + IndicatorNamedIn + FieldIndicator
 int FuzzFindings(const uint8_t* data, size_t size);        // FindingsReader over every concept + BasePriorityFromFindings
+int FuzzLiterature(const uint8_t* data, size_t size);      // ParseEsearch, ParsePubmedXml, ParseCtgovStudies/Study, ParseEuropePmcSearch
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

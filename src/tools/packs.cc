@@ -6,6 +6,7 @@
 #include "tools/calc/calc_pack.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/growth/growth_pack.h"
+#include "tools/literature/literature_pack.h"
 #include "tools/rag/rag_pack.h"
 #include "tools/util/util_pack.h"
 
@@ -98,6 +99,11 @@ const std::vector<PackRow>& PackTable() {
        "query_rag over a guideline folder (SQLite FTS5/BM25) and query_extras over a hints file; reads only "
        "the paths the user names (--corpus, --extras)",
        &RegisterRag},
+      {"literature",
+       "search_pubmed, search_clinical_trials, search_preprints (PubMed E-utilities, ClinicalTrials.gov API v2, "
+       "Europe PMC) and get_bibliography; reaches the network only when asked (online, or a base URL given), "
+       "else answers from the literature cache",
+       [](ToolRegistry& r, const PackContext& c) { return RegisterLiteraturePack(r, c.literature); }},
   };
   return kPacks;
 }

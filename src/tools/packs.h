@@ -10,6 +10,7 @@
 
 #include "medreact/status.h"
 #include "medreact/tool_registry.h"
+#include "tools/literature/literature_pack.h"
 
 namespace medreact {
 
@@ -31,6 +32,10 @@ struct PackContext {
   std::string as_of;      // "YYYY-MM-DD" for the `fhir` pack's "now". Default: latest date in the record
   std::string corpus_dir;   // guideline folder for the `rag` pack's query_rag. Default: none
   std::string extras_path;  // hints file (JSON) for the `rag` pack's query_extras. Default: none
+  // The `literature` pack's options: online or cache-only (the default), the
+  // cache file, base URLs, NCBI key and e-mail, and the on_evidence hook the
+  // research app subscribes to. Default: offline, default cache, no hook
+  LiteraturePackOptions literature;
   // Receives what loading skipped and why (e.g. a corpus file that links out
   // of the corpus, or one over the size limit). Default: none (dropped)
   std::function<void(const std::string&)> on_warning;
@@ -39,7 +44,8 @@ struct PackContext {
 // Registers the named packs. An unknown name → InvalidArgument listing the
 // known ones; `fhir` without a bundle path, or `rag` with neither a corpus
 // nor an extras file → InvalidArgument; a bundle, corpus or hints file that
-// cannot be read → its load error.
+// cannot be read → its load error; `literature` with a base URL that is not
+// http(s) → InvalidArgument.
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
                      const PackContext& context = {});
 

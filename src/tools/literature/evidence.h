@@ -28,7 +28,9 @@ struct Evidence {
   // "clinical-trial", "preprint", ... (lower-case, as mapped by the client)
   std::string type;
   std::string citation;  // one line: authors, title, journal, year, id
-  bool peer_reviewed = true;  // false for preprints
+  // false for preprints and for trial registrations (a registry record is
+  // not a peer-reviewed publication)
+  bool peer_reviewed = true;
   // Every other identifier the source gave (a PubMed record's DOI and PMCID,
   // a Europe PMC record's PMID), each with its scheme prefix, so the same
   // paper from two sources is recognised as one.

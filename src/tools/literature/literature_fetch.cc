@@ -1,0 +1,259 @@
+// Options, and the fetch loop every literature client uses. See
+// literature_fetch.h.
+#include "tools/literature/literature_fetch.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <utility>
+
+#include "core/log.h"
+#include "core/text_util.h"
+#include "llm/retry.h"
+
+namespace medreact {
+namespace {
+
+std::string NowUtc() {
+  const time_t now = time(nullptr);
+  struct tm parts = {};
+  gmtime_r(&now, &parts);
+  char out[32];
+  std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return out;
+}
+
+// Resolves one base URL: the option, else the variable, else the default;
+// "explicit" when the first two gave it.
+Status ResolveUrl(std::string& url, const char* variable, const char* fallback,
+                  const std::function<const char*(const char*)>& env, bool& explicit_url) {
+  std::string from = "the option";
+  if (url.empty()) {
+    if (const char* v = env(variable); v != nullptr && !IsBlank(v)) {
+      url = Trim(v);
+      from = variable;
+    }
+  }
+  if (url.empty()) {
+    url = fallback;
+    return Status::OK();
+  }
+  explicit_url = true;
+  if (!StartsWith(AsciiLower(url), "http://") && !StartsWith(AsciiLower(url), "https://")) {
+    return Status::InvalidArgument(std::string(variable) + ": the base URL given by " + from + " ('" +
+                                   Preview(url, 80) + "') is not an http:// or https:// URL");
+  }
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  url += '/';
+  return Status::OK();
+}
+
+Status HttpStatusError(const HttpResponse& response, const std::string& url) {
+  std::string text = "HTTP " + std::to_string(response.status) + " from " + RedactUrl(url) + ": " +
+                     ServerErrorText(response.body);
+  if (response.status == 429) return Status::ResourceExhausted(std::move(text));
+  if (response.status == 404) return Status::NotFound(std::move(text));
+  if (response.status == 401 || response.status == 403) return Status::PermissionDenied(std::move(text));
+  if (response.status >= 400 && response.status < 500 && !IsRetryableHttpStatus(response.status)) {
+    return Status::InvalidArgument(std::move(text));
+  }
+  return Status::Unavailable(std::move(text));
+}
+
+Status GiveUp(const Status& last, const std::string& what, int attempts, const std::string& why) {
+  const std::string text = last.message() + " (" + what + ": " + why + " after " + std::to_string(attempts) +
+                           (attempts == 1 ? " attempt)" : " attempts)");
+  switch (last.code()) {
+    case StatusCode::kResourceExhausted:
+      return Status::ResourceExhausted(text);
+    case StatusCode::kTimeout:
+      return Status::Timeout(text);
+    default:
+      return Status::Unavailable(text);
+  }
+}
+
+}  // namespace
+
+std::string UrlEncode(std::string_view value) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size() * 3);
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Result<LiteratureOptions> ResolveLiteratureOptions(LiteratureOptions options,
+                                                   const std::function<const char*(const char*)>& getenv) {
+  auto env = [&getenv](const char* name) -> const char* { return getenv ? getenv(name) : std::getenv(name); };
+  bool explicit_url = false;
+  if (Status s = ResolveUrl(options.pubmed_url, "MEDREACT_PUBMED_URL", kDefaultPubMedUrl, env, explicit_url); !s.ok()) {
+    return s;
+  }
+  if (Status s = ResolveUrl(options.ctgov_url, "MEDREACT_CTGOV_URL", kDefaultCtgovUrl, env, explicit_url); !s.ok()) {
+    return s;
+  }
+  if (Status s = ResolveUrl(options.europepmc_url, "MEDREACT_EUROPEPMC_URL", kDefaultEuropePmcUrl, env, explicit_url);
+      !s.ok()) {
+    return s;
+  }
+  if (explicit_url) options.online = true;
+  if (options.ncbi_api_key.empty()) {
+    if (const char* v = env("NCBI_API_KEY"); v != nullptr) options.ncbi_api_key = Trim(v);
+  }
+  if (options.ncbi_email.empty()) {
+    if (const char* v = env("NCBI_EMAIL"); v != nullptr) options.ncbi_email = Trim(v);
+  }
+  if (options.use_cache && options.cache_path.empty()) {
+    // Without a folder for it the path stays empty: the first request that
+    // needs the cache says why (registration touches nothing).
+    if (Result<std::string> path = DefaultLiteratureCachePath(getenv); path.ok()) options.cache_path = *path;
+  }
+  return options;
+}
+
+LiteratureFetcher::LiteratureFetcher(LiteratureOptions options) : options_(std::move(options)) {
+  if (!options_.transport) options_.transport = MakeCurlTransport();
+  for (auto [url, fallback] : {std::pair<std::string*, const char*>{&options_.pubmed_url, kDefaultPubMedUrl},
+                               {&options_.ctgov_url, kDefaultCtgovUrl},
+                               {&options_.europepmc_url, kDefaultEuropePmcUrl}}) {
+    if (url->empty()) *url = fallback;
+    if (url->back() != '/') *url += '/';
+  }
+}
+
+Result<LiteratureCache*> LiteratureFetcher::Cache() const {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (!options_.use_cache) return static_cast<LiteratureCache*>(nullptr);
+  if (!cache_tried_) {
+    cache_tried_ = true;
+    Result<std::shared_ptr<LiteratureCache>> opened = Status::Internal("unset");
+    if (options_.cache_path.empty()) {
+      Result<std::string> path = DefaultLiteratureCachePath();
+      opened = path.ok() ? LiteratureCache::Open(*path) : Result<std::shared_ptr<LiteratureCache>>(path.status());
+    } else {
+      opened = LiteratureCache::Open(options_.cache_path);
+    }
+    if (opened.ok()) {
+      cache_ = std::move(*opened);
+    } else {
+      cache_error_ = opened.status();
+      if (options_.online) Log().warn("literature cache unusable, responses are not kept: {}", cache_error_.message());
+    }
+  }
+  if (cache_) return cache_.get();
+  if (options_.online) return static_cast<LiteratureCache*>(nullptr);
+  return cache_error_;
+}
+
+bool LiteratureFetcher::Wait(Millis d, const ToolContext& ctx) const {
+  if (d.count() <= 0) return !ctx.should_stop();
+  if (!ctx.deadline.is_never() && ctx.deadline.remaining() < d) return false;
+  if (options_.sleep) {
+    options_.sleep(d);
+  } else {
+    ctx.cancel.WaitFor(d);
+  }
+  return !ctx.cancel.cancelled();
+}
+
+Result<LiteratureResponse> LiteratureFetcher::Get(const LiteratureRequest& request, const ToolContext& ctx,
+                                                  const AcceptBody& accept) const {
+  const std::string key = LiteratureCacheKey("GET", request.url);
+  if (options_.online) return GetOnline(request, key, ctx, accept);
+
+  const std::string miss = "not in the literature cache (offline; use --online): " + request.what + " " +
+                           RedactUrl(request.url);
+  Result<LiteratureCache*> cache = Cache();
+  if (!cache.ok()) return Status::NotFound(miss + "; the cache cannot be opened: " + cache.status().message());
+  if (*cache == nullptr) return Status::NotFound(miss + "; the cache is disabled");
+  Result<std::optional<CachedResponse>> hit = (*cache)->Get(key);
+  if (!hit.ok()) return hit.status();
+  if (!hit->has_value()) return Status::NotFound(miss);
+  if (accept) {
+    if (Status s = accept(**hit); !s.ok()) {
+      return s.WithContext("cached " + request.what + " response of " + (*hit)->fetched_at);
+    }
+  }
+  return LiteratureResponse{std::move(**hit), true};
+}
+
+Result<LiteratureResponse> LiteratureFetcher::GetOnline(const LiteratureRequest& request, const std::string& key,
+                                                        const ToolContext& ctx, const AcceptBody& accept) const {
+  const RetryPolicy backoff{.max_retries = options_.max_retries,
+                            .initial_backoff = options_.initial_backoff,
+                            .max_backoff = options_.max_backoff};
+  const int max_attempts = 1 + std::max(0, options_.max_retries);
+  auto stopped = [&](const char* when) {
+    return ctx.cancel.cancelled() ? Status::Cancelled(request.what + " cancelled " + when)
+                                  : Status::Timeout(request.what + ": the call's deadline passed " + when);
+  };
+  Status last;
+  int attempts = 0;
+  while (true) {
+    if (ctx.should_stop()) {
+      return attempts == 0 || ctx.cancel.cancelled() ? stopped("before the request was sent")
+                                                     : GiveUp(last, request.what, attempts, "the deadline passed");
+    }
+    if (request.limiter != nullptr) {
+      if (!Wait(request.limiter->Reserve(), ctx)) return stopped("while waiting for the rate limit");
+    }
+    Millis budget = std::min(options_.request_timeout, ctx.deadline.remaining());
+    budget = std::max(budget, Millis(1));  // 0 would mean "no limit"
+    HttpRequest http{.method = "GET",
+                     .url = request.url,
+                     .connect_timeout = std::min(options_.connect_timeout, budget),
+                     .total_timeout = budget,
+                     .idle_timeout = budget};
+    ++attempts;
+    Result<HttpResponse> response = options_.transport->Send(http, nullptr, ctx.cancel);
+    std::optional<Millis> retry_after;
+    bool retryable = false;
+    if (ctx.cancel.cancelled() || (!response.ok() && response.status().code() == StatusCode::kCancelled)) {
+      return Status::Cancelled(request.what + " cancelled");
+    }
+    if (!response.ok()) {
+      last = response.status();
+      retryable = last.code() == StatusCode::kUnavailable || last.code() == StatusCode::kTimeout;
+    } else if (response->status / 100 != 2) {
+      last = HttpStatusError(*response, request.url);
+      retryable = IsRetryableHttpStatus(response->status);
+      retry_after = RetryAfter(*response);
+    } else {
+      CachedResponse body{.status = response->status,
+                          .content_type = response->Header("content-type"),
+                          .body = std::move(response->body),
+                          .fetched_at = NowUtc()};
+      last = accept ? accept(body) : Status::OK();
+      if (last.ok()) {
+        if (Result<LiteratureCache*> cache = Cache(); cache.ok() && *cache != nullptr) {
+          if (Status s = (*cache)->Put(key, body); !s.ok()) Log().warn("literature cache: {}", s.message());
+        }
+        return LiteratureResponse{std::move(body), false};
+      }
+      retryable = last.code() == StatusCode::kResourceExhausted;
+    }
+    if (!retryable) return last;
+    if (attempts >= max_attempts) return GiveUp(last, request.what, attempts, "gave up");
+    const Millis delay = retry_after ? std::min(*retry_after, options_.max_backoff) : Backoff(backoff, attempts - 1);
+    if (!ctx.deadline.is_never() && ctx.deadline.remaining() < delay) {
+      return GiveUp(last, request.what, attempts,
+                    "the call's deadline is nearer than the " + std::to_string(delay.count()) + " ms retry delay");
+    }
+    Log().warn("literature {} attempt {} failed ({}), retrying in {} ms: {}", request.what, attempts,
+               StatusCodeName(last.code()), delay.count(), last.message());
+    if (!Wait(delay, ctx)) return stopped("while waiting to retry");
+  }
+}
+
+}  // namespace medreact
