@@ -66,11 +66,13 @@ class OpenAIModel : public ChatModel {
     if (!options_.api_key.empty()) http.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
     http.idle_timeout = request.stream ? options_.idle_timeout : Millis(0);
 
-    return CallWithRetries(policy_, ctx, [&](Millis budget) {
+    Result<ModelResponse> result = CallWithRetries(policy_, ctx, [&](Millis budget) {
       http.total_timeout = budget;
       http.connect_timeout = std::min(options_.connect_timeout, budget);
       return RunAttempt(http, request.stream, ctx);
     });
+    body_cache_.ReturnBody(request.conversation_id, std::move(http.body));  // the conversation's kept text
+    return result;
   }
 
   std::string name() const override { return options_.model.empty() ? "default" : options_.model; }

@@ -325,69 +325,95 @@ Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& mo
 void ChatBodyCache::Trim(size_t incoming) {
   if (bytes_ + incoming <= kMaxBytes) return;
   messages_.clear();
-  conversations_.clear();
+  conversations_.clear();  // a lent body is then simply not taken back
   bytes_ = 0;
 }
 
-void ChatBodyCache::AppendMessages(const ModelRequest& request, std::string& out) {
+std::string ChatBodyCache::BodyThroughMessages(const ModelRequest& request, const std::string& head) {
   const std::vector<Message>& messages = request.messages;
   const uint64_t id = request.conversation_id;
-  size_t kept = 0;  // messages whose text came from the conversation's entry
-  if (id != 0 && !messages.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = conversations_.begin(); it != conversations_.end(); ++it) {
-      if (it->id != id) continue;
-      if (it->count <= messages.size() && MessageHash(messages[it->count - 1]) == it->last_hash) {
-        out += it->text;
-        kept = it->count;
-      }
-      break;
-    }
-  }
-  if (id == 0) {
+  std::string out;
+  if (id == 0 || messages.empty()) {
+    out.reserve(last_body_size() + 4096);  // a run's next body is its last one and a bit
+    out += head;
     for (size_t i = 0; i < messages.size(); ++i) {
       if (i > 0) out += ',';
       AppendMessage(messages[i], out);
     }
-    return;
+    return out;
   }
-  // The new messages: serialised here, added to the conversation's entry (not
-  // to the per-message cache: the conversation holds them already).
+  size_t kept = 0;       // messages already in `out`
+  bool borrowed = false;  // `out` is the conversation's kept string
+  bool busy = false;      // lent to another call: build this one afresh, keep nothing
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find_if(conversations_.begin(), conversations_.end(),
+                           [&](const Conversation& c) { return c.id == id; });
+    if (it != conversations_.end() && it->lent) {
+      busy = true;
+    } else if (it != conversations_.end()) {
+      if (it->count <= messages.size() && it->head_size == head.size() &&
+          it->text.compare(0, head.size(), head) == 0 && MessageHash(messages[it->count - 1]) == it->last_hash) {
+        out = std::move(it->text);
+        kept = it->count;
+        borrowed = true;
+        it->lent = true;
+      } else {  // not the conversation it claims to extend: forget it
+        bytes_ -= it->end;
+        conversations_.erase(it);
+      }
+    }
+  }
+  if (!borrowed) {
+    out.reserve(last_body_size() + 4096);
+    out += head;
+  }
   const size_t added_from = out.size();
   for (size_t i = kept; i < messages.size(); ++i) {
     if (i > 0) out += ',';
     out += DumpJson(MessageToWire(messages[i]));
   }
-  if (messages.empty()) return;
-  const std::string_view added(out.data() + added_from, out.size() - added_from);
+  if (busy) return out;
+  const size_t added = out.size() - added_from;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = std::find_if(conversations_.begin(), conversations_.end(),
                          [&](const Conversation& c) { return c.id == id; });
-  if (it == conversations_.end() || it->count != kept) {  // new, or not the prefix we used: start again
-    if (it != conversations_.end()) {
-      bytes_ -= it->text.size();
-      conversations_.erase(it);
-    }
-    if (kept != 0) return;  // another call of this conversation moved on meanwhile
-    Trim(added.size());
-    if (added.size() > kMaxBytes) return;
+  if (borrowed && it == conversations_.end()) return out;  // dropped meanwhile (Trim): nothing to return to
+  if (!borrowed) {
+    Trim(out.size());
+    if (out.size() > kMaxBytes) return out;
     if (conversations_.size() == kConversationSlots) {
-      bytes_ -= conversations_.front().text.size();
+      bytes_ -= conversations_.front().end;
       conversations_.pop_front();
     }
-    conversations_.push_back({id, messages.size(), MessageHash(messages.back()), std::string(added)});
-    bytes_ += added.size();
-    return;
+    conversations_.push_back({.id = id, .head_size = head.size(), .lent = true});
+    it = std::prev(conversations_.end());
+  } else if (bytes_ + added > kMaxBytes) {  // too big to keep growing: stop keeping it
+    bytes_ -= it->end;
+    conversations_.erase(it);
+    return out;
   }
-  if (bytes_ + added.size() > kMaxBytes) {
-    bytes_ -= it->text.size();
+  it->count = messages.size();
+  it->last_hash = MessageHash(messages.back());
+  bytes_ += out.size() - it->end;  // bytes_ sums the entries' `end`
+  it->end = out.size();
+  return out;
+}
+
+void ChatBodyCache::ReturnBody(uint64_t conversation_id, std::string body) {
+  if (conversation_id == 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(conversations_.begin(), conversations_.end(),
+                         [&](const Conversation& c) { return c.id == conversation_id; });
+  if (it == conversations_.end() || !it->lent) return;
+  if (body.size() < it->end) {  // not the body lent: forget the conversation
+    bytes_ -= it->end;
     conversations_.erase(it);
     return;
   }
-  it->text += added;
-  it->count = messages.size();
-  it->last_hash = MessageHash(messages.back());
-  bytes_ += added.size();
+  body.resize(it->end);
+  it->text = std::move(body);
+  it->lent = false;
 }
 
 void ChatBodyCache::AppendMessage(const Message& message, std::string& out) {
@@ -432,22 +458,17 @@ void ChatBodyCache::AppendTools(const ToolSpecList& tools, std::string& out) {
 // The keys in the order DumpJson writes a Json object's (sorted), so that the
 // text is BuildChatCompletionsBody's byte for byte.
 std::string ChatCompletionsBodyText(const ModelRequest& request, const std::string& model, ChatBodyCache& cache) {
-  std::string out;
-  out.reserve(cache.last_body_size() + 4096);  // a run's next body is its last one and a bit
-  out += '{';
+  // Keys in DumpJson's (sorted) order; everything before the first message is the head.
+  std::string head = "{";
+  if (request.max_tokens) head += "\"max_tokens\":" + DumpJson(Json(*request.max_tokens)) + ",";
+  head += "\"messages\":[";
+  std::string out = cache.BodyThroughMessages(request, head);
   auto key = [&](const char* name) {
-    if (out.size() > 1) out += ',';
+    out += ',';
     out += '"';
     out += name;
     out += "\":";
   };
-  if (request.max_tokens) {
-    key("max_tokens");
-    out += DumpJson(Json(*request.max_tokens));
-  }
-  key("messages");
-  out += '[';
-  cache.AppendMessages(request, out);
   out += ']';
   if (!model.empty()) {
     key("model");

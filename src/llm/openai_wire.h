@@ -9,18 +9,22 @@
 // with the same hash, is never given the wrong text) and each tool list's
 // wire JSON keyed by the list's identity (ToolSpecList::SameAs; the cache
 // holds the list, so the identity cannot be reused). A request naming an
-// append-only conversation (ModelRequest::conversation_id) is cheaper still:
-// the cache keeps that conversation's serialised messages as one text and
-// only serialises the messages added since, so the per-call cost left is
-// one copy of the history's text into the body (checked: the count must fit
-// and the last kept message must hash the same, else the messages are
-// looked at one by one). The text is the same, byte for byte, as
-// DumpJson(BuildChatCompletionsBody(request, model)).
+// append-only conversation (ModelRequest::conversation_id) costs less still:
+// the cache keeps that conversation's body up to the end of its messages as
+// one string and lends it as the next body, which only the new messages and
+// the small tail are appended to; the client gives it back after sending
+// (ReturnBody), cut back to the messages. So a long run's history is neither
+// compared nor copied per call. The kept string is used only when the body's
+// head (the keys before "messages") is the same, the kept count fits and the
+// last kept message hashes the same; otherwise the body is built afresh. The
+// text is the same, byte for byte, as DumpJson(BuildChatCompletionsBody(request,
+// model)).
 //
 // Memory is bounded: past kMaxBytes of kept messages the cache starts afresh
 // (the next call of a run then serialises its history once more), and it
-// keeps the last kToolSlots tool lists and kConversationSlots conversations. Thread-safe: one client may serve
-// many concurrent runs.
+// keeps the last kToolSlots tool lists and kConversationSlots conversations.
+// Thread-safe: one client may serve many concurrent runs (a conversation lent
+// to one call is built afresh for a concurrent one).
 #ifndef MEDREACT_LLM_OPENAI_WIRE_H_
 #define MEDREACT_LLM_OPENAI_WIRE_H_
 
@@ -42,8 +46,13 @@ class ChatBodyCache {
   static constexpr size_t kToolSlots = 8;
   static constexpr size_t kConversationSlots = 64;
 
-  // Appends the request's messages' wire JSON, comma-separated, to `out`.
-  void AppendMessages(const ModelRequest& request, std::string& out);
+  // The body up to the end of the messages: `head` (everything before the
+  // first message) then the messages' wire JSON, comma-separated. For a
+  // conversation this is the kept string, lent: give the finished body back
+  // with ReturnBody. REQUIRES: head ends with "[".
+  std::string BodyThroughMessages(const ModelRequest& request, const std::string& head);
+  // Takes back a body lent by BodyThroughMessages (no-op for one that was not).
+  void ReturnBody(uint64_t conversation_id, std::string body);
 
   // Appends the message's wire JSON to `out`.
   void AppendMessage(const Message& message, std::string& out);
@@ -61,9 +70,12 @@ class ChatBodyCache {
   };
   struct Conversation {
     uint64_t id = 0;
-    size_t count = 0;      // messages in `text`
+    size_t count = 0;      // messages kept
     size_t last_hash = 0;  // MessageHash of message count - 1
-    std::string text;      // their wire JSON, comma-separated
+    size_t head_size = 0;  // text[0, head_size) is the head
+    size_t end = 0;        // text[0, end) is head + messages (the bytes counted)
+    bool lent = false;     // text is out as a body
+    std::string text;
   };
   void Trim(size_t incoming);  // REQUIRES: mu_ held
   std::mutex mu_;

@@ -282,7 +282,12 @@ TEST(ChatBodyCacheTest, AConversationIsExtendedAndNeverTrustedWhenItDoesNotFit) 
   ModelRequest request;
   request.conversation_id = NextConversationId();
   request.messages = {Message::System("s"), Message::User("task")};
-  auto same = [&] { return ChatCompletionsBodyText(request, "m", cache) == DumpJson(BuildChatCompletionsBody(request, "m")); };
+  auto same = [&] {  // as the client does: the body is given back after sending
+    std::string body = ChatCompletionsBodyText(request, "m", cache);
+    const bool equal = body == DumpJson(BuildChatCompletionsBody(request, "m"));
+    cache.ReturnBody(request.conversation_id, std::move(body));
+    return equal;
+  };
   EXPECT_TRUE(same());
   for (int i = 0; i < 5; ++i) {  // the agent's way: append only
     request.messages.push_back(Message::Assistant("", {{"call_" + std::to_string(i), "t", R"({"i": 1})"}}));
@@ -297,6 +302,16 @@ TEST(ChatBodyCacheTest, AConversationIsExtendedAndNeverTrustedWhenItDoesNotFit) 
   request.messages.resize(3);
   EXPECT_TRUE(same());
   request.messages.push_back(Message::User("more"));
+  EXPECT_TRUE(same());
+  // A changed head (max_tokens) is not the kept body's.
+  request.max_tokens = 64;
+  EXPECT_TRUE(same());
+  request.messages.push_back(Message::User("again"));
+  EXPECT_TRUE(same());
+  // A body not given back (a concurrent call of the same conversation) is built afresh.
+  const std::string lent = ChatCompletionsBodyText(request, "m", cache);
+  EXPECT_TRUE(same());
+  cache.ReturnBody(request.conversation_id, lent);
   EXPECT_TRUE(same());
   // Two conversations side by side do not mix.
   ModelRequest other = request;
