@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/log.h"
+#include "core/time_util.h"
 #include "engine/loop_detector.h"
 #include "engine/thread_pool.h"
 #include "engine/tool_turn.h"
@@ -42,15 +43,6 @@ double MsSince(SteadyClock::time_point t) {
   return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
 }
 
-std::string NowIso8601() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string FallbackPrompt(const std::string& reason) {
   return "You must stop now: " + reason +
@@ -413,7 +405,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
 
 void Agent::Loop::Start() {
   trace_.run_id = "run_" + MintToolCallId().substr(5, 16);
-  trace_.started_at = NowIso8601();
+  trace_.started_at = UtcTimestamp();
   trace_.model = agent_.model_->name();
   trace_.protocol = agent_.model_->protocol();
 

@@ -13,6 +13,9 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/time_util.h"
+#include "tools/common/sqlite_stmt.h"
+
 namespace medreact {
 namespace {
 
@@ -28,42 +31,6 @@ CREATE TABLE IF NOT EXISTS responses (
   fetched_at   TEXT NOT NULL
 );
 )sql";
-
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  bool ok() const { return rc_ == SQLITE_OK; }
-  void Text(int i, std::string_view s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
-  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void Blob(int i, std::string_view s) { sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
-  int Step() { return sqlite3_step(stmt_); }
-  std::string ColText(int c) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
-  }
-  std::string ColBlob(int c) const {
-    const void* p = sqlite3_column_blob(stmt_, c);
-    return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(stmt_, c)) : std::string();
-  }
-  int64_t ColInt(int c) const { return sqlite3_column_int64(stmt_, c); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-std::string NowUtc() {
-  const time_t now = time(nullptr);
-  struct tm parts = {};
-  gmtime_r(&now, &parts);
-  char out[32];
-  std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return out;
-}
 
 // Creates the missing folders of `dir`, each 0700.
 Status MakeFolders(const fs::path& dir, const std::string& path) {
@@ -167,7 +134,7 @@ Result<std::optional<CachedResponse>> LiteratureCache::Get(const std::string& ke
   CachedResponse r;
   r.status = static_cast<int>(s.ColInt(0));
   r.content_type = s.ColText(1);
-  r.body = s.ColBlob(2);
+  r.body = std::string(s.ColBlob(2));
   r.fetched_at = s.ColText(3);
   return std::optional<CachedResponse>(std::move(r));
 }
@@ -182,8 +149,8 @@ Status LiteratureCache::Put(const std::string& key, const CachedResponse& respon
   s.Text(1, key);
   s.Int(2, response.status);
   s.Text(3, response.content_type);
-  s.Blob(4, response.body);
-  s.Text(5, response.fetched_at.empty() ? NowUtc() : response.fetched_at);
+  s.Blob(4, response.body.data(), response.body.size());
+  s.Text(5, response.fetched_at.empty() ? UtcTimestamp() : response.fetched_at);
   if (s.Step() != SQLITE_DONE) return Status::Unavailable("literature cache '" + path_ + "': " + sqlite3_errmsg(db_));
   return Status::OK();
 }

@@ -11,19 +11,12 @@
 
 #include "core/log.h"
 #include "core/text_util.h"
+#include "core/time_util.h"
 #include "llm/retry.h"
 
 namespace medreact {
 namespace {
 
-std::string NowUtc() {
-  const time_t now = time(nullptr);
-  struct tm parts = {};
-  gmtime_r(&now, &parts);
-  char out[32];
-  std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return out;
-}
 
 // Resolves one base URL: the option, else the variable, else the default;
 // "explicit" when the first two gave it.
@@ -233,7 +226,7 @@ Result<LiteratureResponse> LiteratureFetcher::GetOnline(const LiteratureRequest&
       CachedResponse body{.status = response->status,
                           .content_type = response->Header("content-type"),
                           .body = std::move(response->body),
-                          .fetched_at = NowUtc()};
+                          .fetched_at = UtcTimestamp()};
       last = accept ? accept(body) : Status::OK();
       if (last.ok()) {
         if (Result<LiteratureCache*> cache = Cache(); cache.ok() && *cache != nullptr) {
