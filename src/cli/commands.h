@@ -21,6 +21,7 @@ void AddWorklistCommand(CLI::App& app, int* exit_code);
 void AddCalcCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
+void AddResearchCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddCalcCommand(app, &exit_code);
   medreact::cli::AddExtractCommand(app, &exit_code);
   medreact::cli::AddEvalCommand(app, &exit_code);
+  medreact::cli::AddResearchCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

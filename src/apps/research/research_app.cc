@@ -1,0 +1,669 @@
+// RunResearch (research_app.h): the manager's rounds on a StateGraph, one
+// Agent run per agent turn, the breaks and the fallback synthesis.
+#include "apps/research/research_app.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <utility>
+
+#include "apps/common/app_runner.h"
+#include "apps/common/planner_support.h"
+#include "apps/research/research_planner.h"
+#include "apps/research/research_prompts.h"
+#include "apps/research/research_report.h"
+#include "core/text_util.h"
+#include "medreact/graph.h"
+#include "medreact/tool.h"
+
+namespace medreact {
+namespace {
+
+using Type = ResearchEventType;
+
+const char* SourceTool(const std::string& source) {
+  if (source == "pubmed") return "search_pubmed";
+  if (source == "trials") return "search_clinical_trials";
+  if (source == "preprints") return "search_preprints";
+  return nullptr;
+}
+
+// The pack's on_evidence hook: stores into the memory while the research
+// lives. A tool abandoned past its deadline may still call it later; then the
+// memory is gone and the records are dropped (`closed`).
+struct EvidenceSink {
+  std::mutex mu;
+  ResearchMemory* memory = nullptr;
+  bool closed = false;
+  int new_records = 0;
+  int duplicates = 0;
+  std::vector<std::string> warnings;
+
+  void Store(const std::vector<Evidence>& items) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed || !memory) return;
+    Result<StoreReport> r = memory->Store(items);
+    if (!r.ok()) {
+      warnings.push_back("the memory did not store " + std::to_string(items.size()) + " record(s): " +
+                         r.status().message());
+      return;
+    }
+    new_records += static_cast<int>(r->new_keys.size());
+    duplicates += static_cast<int>(r->duplicates.size());
+    for (std::string& w : r->warnings) warnings.push_back(std::move(w));
+  }
+};
+
+// The search agent's tools: the selected sources' search tools (forwarding to
+// the literature pack), get_bibliography and submit_search.
+Result<std::shared_ptr<ToolRegistry>> SearchTools(const ResearchConfig& config, std::shared_ptr<EvidenceSink> sink) {
+  auto pack = std::make_shared<ToolRegistry>();
+  LiteraturePackOptions options = config.literature;
+  options.on_evidence = [sink](const std::vector<Evidence>& items) { sink->Store(items); };
+  if (Status s = RegisterLiteraturePack(*pack, std::move(options)); !s.ok()) return s;
+  auto tools = std::make_shared<ToolRegistry>();
+  for (const std::string& source : config.sources) {
+    const char* name = SourceTool(source);
+    if (!name) return Status::InvalidArgument("unknown source '" + source + "' (pubmed, trials, preprints)");
+    const Tool* tool = pack->Find(name);
+    if (!tool) return Status::Internal(std::string("the literature pack has no ") + name);
+    Status s = tools->Register(MakeFunctionTool(tool->spec(), [pack, name = std::string(name)](const Json& args,
+                                                                                               const ToolContext& ctx) {
+      Tool* t = const_cast<Tool*>(pack->Find(name));  // the pack's tools are thread-safe
+      return t->Run(args, ctx);
+    }));
+    if (!s.ok()) return s;
+  }
+  if (Status s = RegisterResearchFinishingTools(*tools, {kSubmitSearchTool}); !s.ok()) return s;
+  return tools;
+}
+
+Json EvidenceList(ResearchMemory& memory, const std::string& query, size_t n, const CancellationToken& cancel) {
+  Json list = Json::array();
+  for (const ScoredEvidence& s : memory.RankEvidence(query, n, cancel).items) {
+    list.push_back(EvidenceContext(s.reference, s.evidence));
+  }
+  return list;
+}
+
+Json HypothesesJson(const ResearchMemory& memory) {
+  Json list = Json::array();
+  for (const Hypothesis& h : memory.GetHypotheses()) {
+    list.push_back({{"drug", h.drug}, {"target", h.target}, {"pathway", h.pathway}, {"effect", h.effect},
+                    {"confidence", h.confidence}, {"statement", h.statement}, {"evidence", h.evidence}});
+  }
+  return list;
+}
+
+Json Plain(const OrderedJson& j) { return Json::parse(DumpJson(j)); }
+
+class Research {
+ public:
+  Research(std::string question, const ResearchConfig& config, std::shared_ptr<ResearchMemory> memory,
+           ResearchOutcome& out)
+      : question_(std::move(question)), config_(config), memory_(std::move(memory)), out_(out) {}
+
+  // Runs the rounds with `model`. Returns why the model never answered (the
+  // first agent run got no turn from it), or nullopt.
+  std::optional<std::string> Run(std::shared_ptr<ChatModel> model, bool may_fall_back) {
+    model_ = std::move(model);
+    may_fall_back_ = may_fall_back;
+    deadline_ = Deadline::In(config_.timeout);
+    sink_ = std::make_shared<EvidenceSink>();
+    sink_->memory = memory_.get();
+    Status setup = BuildTools();
+    if (!setup.ok()) {
+      out_.status = setup;
+      return std::nullopt;
+    }
+    Emit(Type::kStarted, "", "Starting research (" + model_->protocol() + ")",
+         {{"question", question_}, {"max_rounds", config_.max_rounds}, {"sources", config_.sources}});
+    Result<CompiledGraph> graph = BuildGraph();
+    GraphRunResult ran;
+    if (graph.ok()) {
+      ran = graph->Run(Json{{"next", "manager"}},
+                       {.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel,
+                        .on_transition = [this](const GraphTransition& t) {
+                          Emit(Type::kProgress, "", t.node + " -> " + (t.next.empty() ? "(stop)" : t.next),
+                               ToJson(t));
+                        }});
+    }
+    {
+      std::lock_guard<std::mutex> lock(sink_->mu);
+      sink_->closed = true;
+      for (std::string& w : sink_->warnings) out_.errors.push_back(std::move(w));
+    }
+    if (never_answered_) return never_answered_why_;
+    if (!graph.ok()) Stop("graph_error", "the orchestration could not be built: " + graph.status().message());
+    if (graph.ok() && !ran.ok() && stop_reason_.empty()) {
+      if (config_.cancel.cancelled()) {
+        Stop("cancelled", "the research was cancelled.");
+      } else {
+        Stop("graph_error", "the orchestration stopped: " + ran.status.ToString());
+      }
+    }
+    Finish();
+    return std::nullopt;
+  }
+
+ private:
+  Status BuildTools() {
+    Result<std::shared_ptr<ToolRegistry>> search = SearchTools(config_, sink_);
+    if (!search.ok()) return search.status();
+    search_tools_ = *search;
+    auto only = [](const char* tool) -> Result<std::shared_ptr<ToolRegistry>> {
+      auto r = std::make_shared<ToolRegistry>();
+      if (Status s = RegisterResearchFinishingTools(*r, {tool}); !s.ok()) return s;
+      return r;
+    };
+    for (auto [slot, tool] : {std::pair{&manager_tools_, kSubmitLedgerTool}, std::pair{&judge_tools_, kSubmitJudgementTool},
+                              std::pair{&hypothesis_tools_, kSubmitHypothesesTool}}) {
+      Result<std::shared_ptr<ToolRegistry>> r = only(tool);
+      if (!r.ok()) return r.status();
+      *slot = *r;
+    }
+    report_tools_ = std::make_shared<ToolRegistry>();
+    std::shared_ptr<ResearchMemory> memory = memory_;
+    Status s = report_tools_->Register(MakeFunctionTool(
+        ToolSpec{"get_bibliography",
+                 "The numbered reference list of every record the research has gathered, as \"[n] citation. url\" "
+                 "lines; cite records in the report as [n].",
+                 Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}}},
+        [memory](const Json&, const ToolContext&) {
+          const std::string b = memory->Bibliography();
+          return ToolResult::Ok(b.empty() ? "No evidence has been gathered yet." : b);
+        }));
+    if (!s.ok()) return s;
+    return RegisterResearchFinishingTools(*report_tools_, {kSubmitReportTool});
+  }
+
+  Result<CompiledGraph> BuildGraph() {
+    StateGraph g;
+    g.AddNode("manager", [this](const Json&, const CancellationToken&) { return Json{{"next", ManagerRound()}}; });
+    g.AddNode("search", [this](const Json&, const CancellationToken&) { return Act(&Research::SearchTurn); });
+    g.AddNode("judge", [this](const Json&, const CancellationToken&) { return Act(&Research::JudgeTurn); });
+    g.AddNode("hypothesis", [this](const Json&, const CancellationToken&) { return Act(&Research::HypothesisTurn); });
+    g.AddNode("report", [this](const Json&, const CancellationToken&) { return Act(&Research::ReportTurn); });
+    g.SetEntryPoint("manager");
+    g.AddConditionalEdges("manager", [](const Json& s) { return StringOr(s, "next", std::string(kEnd)); });
+    for (const char* agent : {"search", "judge", "hypothesis", "report"}) {
+      g.AddConditionalEdges(agent, [this](const Json&) { return never_answered_ ? std::string(kEnd) : "manager"; });
+    }
+    return g.Compile();
+  }
+
+  Result<Json> Act(void (Research::*turn)()) {
+    (this->*turn)();
+    return Json(nullptr);
+  }
+
+  // --- the manager ------------------------------------------------------
+
+  // One round: the break checks, then the manager's ledger; returns the node
+  // that runs next (or kEnd).
+  std::string ManagerRound() {
+    if (report_) return Stop(judgement_ && judgement_->sufficient ? "judge_approved" : "report_written", "");
+    if (std::string why = BreakCondition(); !why.empty()) return why;
+    ++round_;
+    out_.rounds = round_;
+    Emit(Type::kThinking, "manager", "Round " + std::to_string(round_) + ": the manager decides");
+    Json context = {{"question", question_},
+                    {"round", round_},
+                    {"max_rounds", config_.max_rounds},
+                    {"evidence_count", memory_->evidence_count()},
+                    {"last_speaker", last_speaker_},
+                    {"searches", searches_},
+                    {"last_search_new", last_search_new_},
+                    {"judgement", judgement_ ? Plain(ToJson(*judgement_)) : Json(nullptr)},
+                    {"judgement_error", judgement_error_},
+                    {"hypotheses", memory_->GetHypotheses().size()},
+                    {"hypothesis_ran", hypothesis_ran_},
+                    {"report_done", false},
+                    {"stall_count", stall_count_},
+                    {"replans", replans_},
+                    {"sources", config_.sources},
+                    {"history", history_}};
+    std::string prose = "Research question: " + question_ + "\nRound " + std::to_string(round_) + " of " +
+                        std::to_string(config_.max_rounds) + ". Evidence gathered: " +
+                        std::to_string(memory_->evidence_count()) + " record(s). Last speaker: " +
+                        (last_speaker_.empty() ? "none" : last_speaker_) + ".";
+    if (replans_ > 0) {
+      prose += "\nREPLAN: earlier rounds stalled; the plan is now to synthesise what is known (hypothesis, then "
+               "report) unless one more search is clearly needed.";
+    }
+    prose += "\nSubmit the progress ledger with submit_ledger.";
+    std::optional<RunResult> run = RunAgent("manager", ManagerSystemPrompt(), manager_tools_, kSubmitLedgerTool,
+                                            TaskMessage(prose, context));
+    if (!run) return std::string(kEnd);
+    Result<ProgressLedger> ledger = ReadLedger(run->final_fields);
+    if (!ledger.ok()) {
+      // Cut by the research's deadline or budget (each run is given what is left of them).
+      if (std::string why = BreakCondition(/*rounds=*/false); !why.empty()) return why;
+      if (run->status == RunStatus::kTimeout) return Stop("timeout", TimeoutText());
+      if (run->status == RunStatus::kBudget) return Stop("token_budget", BudgetText());
+      Error("manager", "no valid progress ledger: " + ledger.status().message());
+      ledgers_.push_back({{"round", round_}, {"error", ledger.status().message()}});
+      return Stop("manager_failed", "the manager produced no valid progress ledger (" +
+                                        Preview(ledger.status().message(), 200) + ").");
+    }
+    // Magentic-One's stall counting: no progress or a loop counts one; a good round takes one off.
+    const bool stalled = !ledger->is_progress_being_made || ledger->is_in_loop;
+    stall_count_ = stalled ? stall_count_ + 1 : std::max(0, stall_count_ - 1);
+    bool replan = false;
+    if (stall_count_ >= config_.max_stalls) {
+      replan = true;
+      ++replans_;
+      stall_count_ = 0;
+      Emit(Type::kProgress, "manager",
+           "Replanning after " + std::to_string(config_.max_stalls) + " stalled rounds (replan " +
+               std::to_string(replans_) + ")",
+           {{"replans", replans_}});
+    }
+    ledgers_.push_back({{"round", round_}, {"ledger", Plain(ToJson(*ledger))}, {"stall_count", stall_count_},
+                        {"replanned", replan}});
+    instruction_ = ledger->instruction;
+    if (replan) {
+      history_.push_back({{"round", round_}, {"speaker", "manager"}, {"outcome", "replanned"}});
+      last_speaker_ = "manager";
+      return "manager";
+    }
+    if (ledger->is_request_satisfied && !report_) {
+      Emit(Type::kProgress, "manager", "The manager says the request is satisfied; the report is written next");
+      return "report";
+    }
+    return ledger->next_speaker;
+  }
+
+  // The break condition that holds now ("" when none), recorded as the stop.
+  // `rounds`: count the rounds too (not when an agent of the last round starts).
+  std::string BreakCondition(bool rounds = true) {
+    char text[200];
+    if (config_.cancel.cancelled()) return Stop("cancelled", "the research was cancelled.");
+    if (rounds && round_ >= config_.max_rounds) {
+      std::snprintf(text, sizeof text, "the manager used all %d rounds before the report agent ran.", config_.max_rounds);
+      return Stop("max_rounds", text);
+    }
+    if (deadline_.expired()) return Stop("timeout", TimeoutText());
+    if (config_.token_budget > 0 && out_.usage.total_tokens >= config_.token_budget) {
+      return Stop("token_budget", BudgetText());
+    }
+    return "";
+  }
+
+  std::string TimeoutText() const {
+    char text[200];
+    std::snprintf(text, sizeof text, "the research timeout (%.1f s) passed before the report agent ran.",
+                  static_cast<double>(config_.timeout.count()) / 1000.0);
+    return text;
+  }
+
+  std::string BudgetText() const {
+    char text[200];
+    std::snprintf(text, sizeof text, "the token budget (%lld tokens) was spent (%lld used) before the report agent ran.",
+                  static_cast<long long>(config_.token_budget), static_cast<long long>(out_.usage.total_tokens));
+    return text;
+  }
+
+  std::string Stop(const std::string& reason, const std::string& text) {
+    if (stop_reason_.empty()) {
+      stop_reason_ = reason;
+      stop_text_ = text;
+    }
+    return std::string(kEnd);
+  }
+
+  // --- the agents -------------------------------------------------------
+
+  void SearchTurn() {
+    Emit(Type::kSearching, "search", "Searching " + Join(config_.sources, ", "));
+    std::vector<std::string> queries = std::move(pending_queries_);
+    pending_queries_.clear();
+    const int new_before = sink_->new_records, dup_before = sink_->duplicates;
+    Json context = {{"question", question_}, {"instruction", instruction_}, {"queries", queries},
+                    {"sources", config_.sources}, {"max_results", config_.results_per_search}};
+    std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_;
+    if (!queries.empty()) prose += "\nQueries suggested by the judge: " + Join(queries, "; ");
+    std::optional<RunResult> run =
+        RunAgent("search", SearchSystemPrompt(), search_tools_, kSubmitSearchTool, TaskMessage(prose, context));
+    if (!run) return;
+    int tool_errors = 0;
+    for (const StepRecord& step : run->trace.steps) {
+      for (const ToolResultRecord& r : step.tool_results) {
+        if (!r.ok && r.name != kSubmitSearchTool) {
+          ++tool_errors;
+          out_.errors.push_back("search: " + r.name + ": " + Preview(r.error, 200));
+        }
+      }
+    }
+    int added = 0, dups = 0;
+    {
+      std::lock_guard<std::mutex> lock(sink_->mu);
+      added = sink_->new_records - new_before;
+      dups = sink_->duplicates - dup_before;
+    }
+    ++searches_;
+    last_search_new_ = added;
+    (void)memory_->IncrementIteration();
+    Finished("search", std::to_string(added) + " new");
+    Emit(Type::kSearchComplete, "search",
+         "Found " + std::to_string(added) + " new record(s), " + std::to_string(dups) + " duplicate(s); " +
+             std::to_string(memory_->evidence_count()) + " in memory" +
+             (tool_errors ? "; " + std::to_string(tool_errors) + " search(es) failed" : ""),
+         {{"new", added}, {"duplicates", dups}, {"total", memory_->evidence_count()}, {"tool_errors", tool_errors}});
+    if (Result<SearchSummary> s = ReadSearchSummary(run->final_fields); s.ok()) {
+      Emit(Type::kStreaming, "search", Preview(s->summary, 160));
+    }
+  }
+
+  void JudgeTurn() {
+    Emit(Type::kJudging, "judge", "Judging " + std::to_string(std::min(memory_->evidence_count(), config_.judge_evidence)) +
+                                      " record(s)");
+    Json evidence = EvidenceList(*memory_, question_, config_.judge_evidence, config_.cancel);
+    Json context = {{"question", question_}, {"instruction", instruction_}, {"evidence", evidence}};
+    std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_ +
+                        "\nThe evidence (most relevant first, at most " + std::to_string(config_.judge_evidence) +
+                        " records) is in the JSON below. Assess it and call submit_judgement.";
+    std::optional<RunResult> run =
+        RunAgent("judge", JudgeSystemPrompt(), judge_tools_, kSubmitJudgementTool, TaskMessage(prose, context));
+    if (!run) return;
+    Result<JudgeAssessment> j = ReadJudgement(run->final_fields);
+    if (!j.ok()) {
+      judgement_error_ = true;
+      Error("judge", "no valid judgement after " + std::to_string(run->answers_checked) +
+                         " answer check(s) (status " + RunStatusName(run->status) + "): " + j.status().message());
+      Finished("judge", "error");
+      return;
+    }
+    judgement_error_ = false;
+    judgement_ = *j;
+    if (!j->sufficient) pending_queries_ = j->next_search_queries;
+    if (!j->override_note.empty()) out_.errors.push_back("judge: " + j->override_note);
+    char line[200];
+    std::snprintf(line, sizeof line, "%s (mechanism %d/10, clinical %d/10, confidence %.2f)",
+                  j->sufficient ? "SUFFICIENT" : "INSUFFICIENT", j->mechanism_score, j->clinical_evidence_score,
+                  j->confidence);
+    Finished("judge", j->sufficient ? "sufficient" : "insufficient");
+    Emit(Type::kJudgeComplete, "judge", line, Plain(ToJson(*j)));
+  }
+
+  void HypothesisTurn() {
+    Emit(Type::kHypothesizing, "hypothesis", "Generating hypotheses");
+    hypothesis_ran_ = true;
+    Json context = {{"question", question_},
+                    {"instruction", instruction_},
+                    {"evidence", EvidenceList(*memory_, question_, config_.judge_evidence, config_.cancel)},
+                    {"judgement", judgement_ ? Plain(ToJson(*judgement_)) : Json(nullptr)}};
+    std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_ +
+                        "\nThe evidence and the last judgement are in the JSON below.";
+    std::optional<RunResult> run = RunAgent("hypothesis", HypothesisSystemPrompt(), hypothesis_tools_,
+                                            kSubmitHypothesesTool, TaskMessage(prose, context));
+    if (!run) return;
+    Result<HypothesisAssessment> a = ReadHypotheses(run->final_fields);
+    if (!a.ok()) {
+      Error("hypothesis", "no valid hypotheses: " + a.status().message());
+      Finished("hypothesis", "error");
+      return;
+    }
+    const std::vector<std::string> keys = memory_->EvidenceKeys();
+    int added = 0;
+    for (const HypothesisItem& item : a->hypotheses) {
+      Hypothesis h{.drug = item.drug, .target = item.target, .pathway = item.pathway, .effect = item.effect,
+                   .confidence = item.confidence, .statement = item.statement};
+      for (const std::string& ref : item.evidence) {
+        std::string_view v = TrimChars(ref, "[] ");
+        int n = 0;
+        if (!v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) && v.size() < 7) {
+          n = std::stoi(std::string(v));
+        }
+        if (n >= 1 && static_cast<size_t>(n) <= keys.size()) {
+          h.evidence.push_back(keys[n - 1]);
+        } else if (memory_->FindEvidence(ref)) {
+          h.evidence.push_back(ref);
+        } else {
+          out_.errors.push_back("hypothesis: evidence '" + Preview(ref, 60) + "' is not in the memory; left out");
+        }
+      }
+      if (Status s = memory_->AddHypothesis(std::move(h)); s.ok()) {
+        ++added;
+      } else {
+        out_.errors.push_back("hypothesis: " + s.message());
+      }
+    }
+    Finished("hypothesis", std::to_string(added) + " hypotheses");
+    Emit(Type::kProgress, "hypothesis", std::to_string(added) + " hypothesis(es) stored", Plain(ToJson(*a)));
+  }
+
+  void ReportTurn() {
+    Emit(Type::kSynthesizing, "report", "Writing the report");
+    Json context = {{"question", question_},
+                    {"instruction", instruction_},
+                    {"evidence", EvidenceList(*memory_, question_, config_.judge_evidence, config_.cancel)},
+                    {"judgement", judgement_ ? Plain(ToJson(*judgement_)) : Json(nullptr)},
+                    {"hypotheses", HypothesesJson(*memory_)}};
+    std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_ +
+                        "\nThe evidence, the last judgement and the hypotheses are in the JSON below. Call "
+                        "get_bibliography, then submit_report.";
+    std::shared_ptr<ResearchMemory> memory = memory_;
+    auto check = [memory](const std::string&, const Json& fields) {
+      Result<ResearchReport> r = ReadReport(fields);
+      if (!r.ok()) return AnswerCheck{false, r.status().message()};
+      std::string feedback = CheckReportReferences(*r, memory->evidence_count());
+      return feedback.empty() ? AnswerCheck{} : AnswerCheck{false, feedback};
+    };
+    std::optional<RunResult> run = RunAgent("report", ReportSystemPrompt(), report_tools_, kSubmitReportTool,
+                                            TaskMessage(prose, context), check);
+    if (!run) return;
+    Result<ResearchReport> r = ReadReport(run->final_fields);
+    std::string problem = r.ok() ? CheckReportReferences(*r, memory_->evidence_count()) : r.status().message();
+    if (!r.ok() || !problem.empty() || !run->answer_accepted) {
+      if (problem.empty()) problem = run->answer_feedback;
+      Error("report", "no valid report: " + problem);
+      Finished("report", "error");
+      Stop("report_failed", "the report agent did not produce a valid report (" + Preview(problem, 200) + ").");
+      return;
+    }
+    r->markdown = WithReferencesSection(r->markdown, memory_->Bibliography());
+    report_ = *r;
+    Finished("report", "written");
+    Emit(Type::kStreaming, "report", Preview(r->title, 160));
+  }
+
+  // One agent run within the research's deadline and token budget; nullopt
+  // when no time or tokens were left to start it, or the model never answered.
+  std::optional<RunResult> RunAgent(const std::string& agent, std::string system_prompt,
+                                    std::shared_ptr<const ToolRegistry> tools, const char* answer_tool,
+                                    const std::string& task,
+                                    std::function<AnswerCheck(const std::string&, const Json&)> check = nullptr) {
+    if (!BreakCondition(/*rounds=*/false).empty()) return std::nullopt;
+    AgentOptions options;
+    options.system_prompt = std::move(system_prompt);
+    options.max_steps = config_.max_steps_per_agent;
+    options.timeout = deadline_.is_never() ? Millis(0) : std::max(Millis(1), deadline_.remaining());
+    options.token_budget = config_.token_budget > 0 ? config_.token_budget - out_.usage.total_tokens : 0;
+    options.tool_timeout = config_.tool_timeout;
+    options.temperature = config_.temperature;
+    options.answer_tool = answer_tool;
+    options.max_answer_retries = config_.answer_retries;
+    options.check_answer = std::move(check);
+    options.on_event = config_.on_agent_event;
+    options.cancel = config_.cancel;
+    Agent a(model_, std::move(tools), options);
+    RunResult run = a.Run({.message = task});
+    out_.usage += run.usage;
+    agent_runs_.push_back({{"round", round_}, {"agent", agent}, {"status", RunStatusName(run.status)},
+                           {"answer_accepted", run.answer_accepted}, {"trace", Plain(ToJson(run.trace))}});
+    if (may_fall_back_ && !answered_once_ && ModelNeverAnswered(run) && !config_.cancel.cancelled()) {
+      never_answered_ = true;
+      never_answered_why_ = run.error.empty() ? run.trace.error : run.error;
+      return std::nullopt;
+    }
+    answered_once_ = true;
+    if (run.status != RunStatus::kFinished && run.status != RunStatus::kBudget) {
+      out_.errors.push_back(agent + ": run ended " + std::string(RunStatusName(run.status)) + ": " +
+                            Preview(run.error, 200));
+    }
+    return run;
+  }
+
+  void Finished(const std::string& agent, const std::string& outcome) {
+    last_speaker_ = agent;
+    history_.push_back({{"round", round_}, {"speaker", agent}, {"outcome", outcome}});
+  }
+
+  void Error(const std::string& agent, const std::string& message) {
+    out_.errors.push_back(agent + ": " + message);
+    Emit(Type::kError, agent, agent + ": " + Preview(message, 300));
+  }
+
+  void Emit(Type type, const std::string& agent, std::string message, Json data = nullptr) {
+    ResearchEvent e{.type = type, .iteration = round_, .timestamp = UtcTimestamp(), .agent = agent,
+                    .message = std::move(message), .data = std::move(data)};
+    if (config_.on_event) config_.on_event(e);
+    out_.events.push_back(std::move(e));
+  }
+
+  // The report (the agent's, or the fallback's), the result and the trace.
+  void Finish() {
+    if (!report_) {
+      if (stop_reason_.empty() || stop_reason_ == "judge_approved" || stop_reason_ == "report_written") {
+        stop_reason_ = "manager_ended";
+        stop_text_ = "the manager ended the research before the report agent ran.";
+      }
+      Emit(Type::kSynthesizing, "", "Fallback synthesis from memory (" + stop_reason_ + ")");
+      const std::string bibliography = memory_->Bibliography();
+      out_.report = FallbackReport({.question = question_, .reason = stop_reason_, .reason_text = stop_text_,
+                                    .context_summary = memory_->GetContextSummary(), .bibliography = bibliography,
+                                    .judgement = judgement_ ? &*judgement_ : nullptr, .rounds = round_});
+      out_.report_from_agent = false;
+      out_.fallback_reason = stop_text_;
+    } else {
+      out_.report = *report_;
+      out_.report_from_agent = true;
+    }
+    out_.stop_reason = stop_reason_;
+    out_.evidence_count = memory_->evidence_count();
+    Emit(Type::kComplete, "", "Research complete: " + stop_reason_ + ", " + std::to_string(round_) + " round(s), " +
+                                  std::to_string(out_.evidence_count) + " record(s)",
+         {{"stop_reason", stop_reason_}, {"iterations", round_}, {"report_from_agent", out_.report_from_agent}});
+  }
+
+ public:
+  Json judgement_json() const { return judgement_ ? Plain(ToJson(*judgement_)) : Json(nullptr); }
+  Json ledgers() const { return ledgers_; }
+  Json agent_runs() const { return agent_runs_; }
+
+ private:
+  std::string question_;
+  const ResearchConfig& config_;
+  std::shared_ptr<ResearchMemory> memory_;
+  ResearchOutcome& out_;
+  std::shared_ptr<ChatModel> model_;
+  bool may_fall_back_ = false;
+  bool answered_once_ = false;
+  bool never_answered_ = false;
+  std::string never_answered_why_;
+  Deadline deadline_ = Deadline::Never();
+  std::shared_ptr<EvidenceSink> sink_;
+  std::shared_ptr<ToolRegistry> manager_tools_, search_tools_, judge_tools_, hypothesis_tools_, report_tools_;
+
+  int round_ = 0;
+  std::string last_speaker_;
+  std::string instruction_;
+  int searches_ = 0;
+  int last_search_new_ = 0;
+  std::optional<JudgeAssessment> judgement_;
+  bool judgement_error_ = false;
+  std::vector<std::string> pending_queries_;
+  bool hypothesis_ran_ = false;
+  std::optional<ResearchReport> report_;
+  int stall_count_ = 0;
+  int replans_ = 0;
+  Json history_ = Json::array();
+  Json ledgers_ = Json::array();
+  Json agent_runs_ = Json::array();
+  std::string stop_reason_;
+  std::string stop_text_;
+};
+
+OrderedJson BuildResult(const std::string& question, const ResearchOutcome& out, const Json& judgement,
+                        const ResearchMemory& memory) {
+  OrderedJson r;
+  r["question"] = question;
+  r["report"] = ToJson(out.report);
+  r["report_from_agent"] = out.report_from_agent;
+  r["stop_reason"] = out.stop_reason;
+  if (!out.report_from_agent) r["fallback_reason"] = out.fallback_reason;
+  r["rounds"] = out.rounds;
+  r["evidence_count"] = out.evidence_count;
+  r["judgement"] = OrderedJson::parse(DumpJson(judgement));
+  OrderedJson hypotheses = OrderedJson::array();
+  for (const Hypothesis& h : memory.GetHypotheses()) {
+    hypotheses.push_back({{"drug", h.drug}, {"target", h.target}, {"pathway", h.pathway}, {"effect", h.effect},
+                          {"confidence", h.confidence}, {"statement", h.statement}, {"evidence", h.evidence}});
+  }
+  r["hypotheses"] = std::move(hypotheses);
+  OrderedJson bibliography = OrderedJson::array();
+  int n = 0;
+  for (const Evidence& e : memory.GetAllEvidence()) {
+    bibliography.push_back({{"ref", ++n}, {"id", e.id}, {"url", e.url}, {"title", e.title}, {"type", e.type},
+                            {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
+  }
+  r["bibliography"] = std::move(bibliography);
+  r["planner"] = out.planner;
+  if (out.fell_back) r["model_failure"] = out.model_failure;
+  r["usage"] = OrderedJson::parse(DumpJson(ToJson(out.usage)));
+  r["errors"] = out.errors;
+  return r;
+}
+
+}  // namespace
+
+ResearchOutcome RunResearch(const std::string& question, const ResearchConfig& config) {
+  ResearchOutcome out;
+  Result<ResearchMemory> opened = ResearchMemory::Open(config.memory_path, question, config.memory);
+  if (!opened.ok()) {
+    out.status = opened.status().WithContext("research memory");
+    return out;
+  }
+  auto memory = std::make_shared<ResearchMemory>(std::move(opened).value());
+  std::unique_ptr<Research> research;
+  const FallbackOutcome who = RunWithFallback(
+      config.model, [] { return std::shared_ptr<ChatModel>(MakeResearchRulesPlanner()); }, config.fallback_to_rules,
+      config.cancel, [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
+        const bool first = research == nullptr;
+        std::vector<ResearchEvent> earlier = std::move(out.events);
+        std::vector<std::string> errors = std::move(out.errors);
+        out = ResearchOutcome{};
+        out.events = std::move(earlier);
+        out.errors = std::move(errors);
+        research = std::make_unique<Research>(question, config, memory, out);
+        return research->Run(std::move(model), first && config.model && config.fallback_to_rules);
+      });
+  out.planner = who.planner;
+  out.fell_back = who.fell_back;
+  out.model_failure = who.model_failure;
+  if (who.fell_back) {
+    out.errors.insert(out.errors.begin(),
+                      "the model never answered, the rules planner researched instead: " + who.model_failure);
+  }
+  if (!out.status.ok()) return out;
+  const Json judgement = research->judgement_json();
+  out.result = BuildResult(question, out, judgement, *memory);
+  Json events = Json::array();
+  for (const ResearchEvent& e : out.events) events.push_back(ToJson(e));
+  out.trace = {{"question", question},
+               {"planner", out.planner},
+               {"stop_reason", out.stop_reason},
+               {"report_from_agent", out.report_from_agent},
+               {"fallback_reason", out.fallback_reason},
+               {"rounds", out.rounds},
+               {"usage", ToJson(out.usage)},
+               {"errors", out.errors},
+               {"events", std::move(events)},
+               {"ledgers", research->ledgers()},
+               {"agent_runs", research->agent_runs()},
+               {"report", Plain(ToJson(out.report))}};
+  return out;
+}
+
+}  // namespace medreact

@@ -1,0 +1,103 @@
+// The multi-agent research app (seed 003; issue 12 items 3, 5, 6): a research
+// question → a report with numbered references, by a team of agents around a
+// shared ResearchMemory, led by a Magentic-style manager.
+//
+//   ResearchConfig config;                    // model null → the rules planner
+//   config.literature.client.cache_path = "literature.sqlite";
+//   ResearchOutcome out = RunResearch("Does pembrolizumab improve survival in melanoma?", config);
+//   // out.report.markdown, out.result (JSON), out.trace (JSON), out.events
+//
+// Each agent is one Agent run on the engine with its own finishing tool
+// (research_types.h): the manager (submit_ledger) each round, then the agent
+// it names — search (the literature tools; every record goes to the memory
+// through the pack's on_evidence hook, de-duplicated there), judge (at most
+// 30 records, seed 003; sufficiency recomputed by the seed's rule),
+// hypothesis (into the memory) or report (get_bibliography from the memory;
+// citations checked against it). The rounds run on a StateGraph (nodes
+// manager, search, judge, hypothesis, report; the manager's ledger routes),
+// each transition reported as a progress event.
+//
+// Break conditions (seed 003, "Break Conditions"): the report is written
+// (after the judge's approval, or when the manager synthesises anyway); max
+// rounds; the timeout (one deadline for every agent run); the token budget
+// (usage summed over every agent run); cancellation. The manager counts
+// stalls (a ledger saying no progress or a loop) and replans after
+// `max_stalls` in a row. Whenever the report agent did not run or failed, the
+// report is written from the memory (FallbackReport) and says why. A
+// configured model that never answers hands the whole research to the rules
+// planner (RunWithFallback), and the outcome says so. Nothing throws.
+#ifndef MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
+#define MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/research/research_events.h"
+#include "apps/research/research_memory.h"
+#include "apps/research/research_types.h"
+#include "medreact/agent.h"
+#include "medreact/model.h"
+#include "tools/literature/literature_pack.h"
+
+namespace medreact {
+
+struct ResearchConfig {
+  // Every agent's model; null = the rules planner (research_planner.h). Default: null
+  std::shared_ptr<ChatModel> model;
+  bool fallback_to_rules = true;  // a model that never answered → the rules planner. Default: true
+  int max_rounds = 5;             // manager rounds (seed 003 "Max manager rounds"). Default: 5
+  Millis timeout{600'000};        // the whole research (seed 003 "Timeout"). Default: 600 s
+  int64_t token_budget = 50'000;  // over every agent run; 0 = none (seed 003 "~50K"). Default: 50,000
+  int max_stalls = 3;             // stalls before a replan (seed 003 "Max stall count"). Default: 3
+  // Sources searched: "pubmed", "trials", "preprints". Default: all three
+  std::vector<std::string> sources = {"pubmed", "trials", "preprints"};
+  int results_per_search = 5;     // max_results the rules planner asks for. Default: 5
+  size_t judge_evidence = 30;     // records shown to the judge (seed 003). Default: 30
+  int max_steps_per_agent = 8;    // model turns of one agent run. Default: 8
+  int answer_retries = 2;         // invalid finishing calls sent back per run. Default: 2
+  Millis tool_timeout{60'000};    // one tool call. Default: 60 s
+  std::optional<double> temperature = 0.0;  // Default: 0
+  // The literature tools (client options: online, cache; getenv). on_evidence
+  // is the app's. Default: offline, default cache
+  LiteraturePackOptions literature;
+  std::string memory_path;        // the memory's SQLite file; "" = in memory. Default: ""
+  ResearchMemoryOptions memory;   // Default: lexical de-duplication
+  ResearchEventSink on_event;     // research events, on the calling thread. Default: none
+  EventSink on_agent_event;       // every sub-agent's engine events. Default: none
+  CancellationToken cancel;       // Default: a fresh token
+};
+
+struct ResearchOutcome {
+  // Setup failed (the memory file refused, tools not registered): nothing
+  // ran, the message says why. OK otherwise, whatever the research did.
+  Status status;
+  ResearchReport report;
+  bool report_from_agent = false;  // false: fallback synthesis wrote it
+  // "judge_approved" / "report_written" (the report agent finished), or the
+  // break condition: "max_rounds", "timeout", "token_budget", "cancelled",
+  // "manager_failed", "report_failed", "graph_error".
+  std::string stop_reason;
+  std::string fallback_reason;     // one sentence, when !report_from_agent
+  int rounds = 0;
+  Usage usage;                     // summed over every agent run
+  size_t evidence_count = 0;
+  std::string planner;             // "model", "rules" or "rules (fallback)"
+  bool fell_back = false;
+  std::string model_failure;
+  std::vector<std::string> errors;  // what failed on the way (judge errors, tool errors...)
+  std::vector<ResearchEvent> events;
+  // {"question","planner","stop_reason",...,"events","ledgers","agent_runs":
+  //  [{"round","agent","status","trace"}],"report"}
+  Json trace;
+  // The structured ResearchReport and the run's facts (for --out).
+  OrderedJson result;
+};
+
+// REQUIRES: question not blank.
+ResearchOutcome RunResearch(const std::string& question, const ResearchConfig& config);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_

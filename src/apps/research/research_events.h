@@ -1,0 +1,55 @@
+// The research app's events (seed 003, "Event Flow", AgentEvent types): what a
+// research run reports while it works, for the CLI's progress lines, the
+// --events file (JSON lines) and the research trace.
+//
+// Each event has the seed's type, the manager round it belongs to
+// ("iteration"), a UTC timestamp, the agent when one is active, a short
+// message (names and counts, never abstracts) and data. Sub-agent runs keep
+// their own engine events in their RunTraces; these are the orchestration's.
+#ifndef MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
+#define MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
+
+#include <functional>
+#include <string>
+
+#include "medreact/json.h"
+
+namespace medreact {
+
+enum class ResearchEventType {
+  kStarted,         // the workflow begins
+  kThinking,        // the manager decides (each round)
+  kSearching,       // SearchAgent active
+  kSearchComplete,  // SearchAgent done; data: evidence counts
+  kJudging,         // JudgeAgent active
+  kJudgeComplete,   // JudgeAgent done; data: the assessment
+  kHypothesizing,   // HypothesisAgent active
+  kSynthesizing,    // ReportAgent active (or fallback synthesis)
+  kStreaming,       // text from an agent (its summary line)
+  kComplete,        // the workflow is done; data: iterations, stop reason
+  kError,           // something failed; the run goes on or falls back
+  kProgress,        // status update (graph transitions, stalls, replans)
+};
+
+const char* ResearchEventTypeName(ResearchEventType type);  // "started", "search_complete", ...
+
+struct ResearchEvent {
+  ResearchEventType type = ResearchEventType::kProgress;
+  int iteration = 0;       // the manager round (0 before the first)
+  std::string timestamp;   // ISO 8601 UTC, milliseconds
+  std::string agent;       // "manager", "search", "judge", "hypothesis", "report", or ""
+  std::string message;     // short, for people
+  Json data;               // null or an object
+};
+
+using ResearchEventSink = std::function<void(const ResearchEvent&)>;
+
+// {"type","iteration","timestamp"[,"agent"],"message"[,"data"]}
+Json ToJson(const ResearchEvent& event);
+
+// Now, as "2025-01-31T12:00:00.123Z".
+std::string UtcTimestamp();
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
