@@ -133,6 +133,47 @@ TEST(ResearchAppTest, RulesPlannerRunsTheWholeFlowWithRealReferences) {
   EXPECT_EQ(out.result["bibliography"].size(), 6u);
 }
 
+// Sources that break: PubMed sends a malformed body, ClinicalTrials.gov
+// hangs past the request timeout, Europe PMC answers 503. The research still
+// ends with a report; each failure is named in the errors and in the trace.
+class BrokenSources : public HttpTransport {
+ public:
+  Result<HttpResponse> Send(const HttpRequest& request, const HttpChunkHandler&,
+                            const CancellationToken& cancel) override {
+    HttpResponse r;
+    r.headers = {{"content-type", "application/json"}};
+    if (request.url.find("esearch.fcgi") != std::string::npos) {
+      r.status = 200;
+      r.body = R"({"esearchresult": {"count": "1", "idlist": [)";  // cut off
+    } else if (request.url.find("/studies") != std::string::npos) {
+      cancel.WaitFor(request.total_timeout);  // the request's own timeout ends the wait
+      return Status::Timeout("the server did not answer within " + std::to_string(request.total_timeout.count()) + " ms");
+    } else {
+      r.status = 503;
+      r.body = R"({"error": "maintenance"})";
+    }
+    return r;
+  }
+};
+
+TEST(ResearchAppTest, MalformedHangingAndFailingSourcesAreNamedAndAReportStillComes) {
+  ResearchConfig config = FixtureConfig();
+  config.literature.client.transport = std::make_shared<BrokenSources>();
+  config.literature.client.request_timeout = Millis(200);
+  ResearchOutcome out = RunResearch(kResearchQuestion, config);
+  ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+  EXPECT_EQ(out.evidence_count, 0u);
+  EXPECT_FALSE(out.report.markdown.empty());
+  const std::string errors = ::testing::PrintToString(out.errors);
+  EXPECT_THAT(errors, HasSubstr("PubMed error"));
+  EXPECT_THAT(errors, HasSubstr("ClinicalTrials.gov error"));
+  EXPECT_THAT(errors, HasSubstr("Europe PMC (preprints) error"));
+  EXPECT_THAT(errors, HasSubstr("503"));
+  const std::string trace = DumpJson(out.trace);
+  EXPECT_THAT(trace, HasSubstr("PubMed error"));
+  EXPECT_THAT(trace, HasSubstr("ClinicalTrials.gov error"));
+}
+
 TEST(ResearchAppTest, StallsAreCountedAndThreeInARowReplan) {
   auto model = std::make_shared<RoleModel>();
   for (int i = 0; i < 3; ++i) model->PushCall(kSubmitLedgerTool, kSubmitLedgerTool, Ledger("judge", false));
