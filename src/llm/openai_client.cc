@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "core/text_util.h"
 #include "llm/context_fit.h"
 #include "llm/openai_wire.h"
 #include "llm/retry.h"
@@ -161,6 +162,15 @@ class OpenAIModel : public ChatModel {
       if (!response.ok() || response->status != 200) return;  // not llama.cpp, or not reachable yet
       Result<Json> props = ParseJson(response->body);
       if (!props.ok() || !props->is_object()) return;
+      // A llama-server router (--models-dir / --models-preset) answers for
+      // itself with n_ctx 0; the model's own settings are at /props?model=NAME.
+      if (props->value("role", "") == "router" && !options_.model.empty()) {
+        get.url = root + "/props?model=" + UrlEncode(options_.model);
+        response = options_.transport->Send(get, {}, ctx.cancel);
+        if (!response.ok() || response->status != 200) return;
+        props = ParseJson(response->body);
+        if (!props.ok() || !props->is_object()) return;
+      }
       const Json settings = props->value("default_generation_settings", Json::object());
       std::optional<int64_t> n_ctx = ExactInteger(settings.value("n_ctx", Json()), 1, 100'000'000);
       if (!n_ctx) n_ctx = ExactInteger(props->value("n_ctx", Json()), 1, 100'000'000);

@@ -123,5 +123,50 @@ TEST(ContextWindowTest, AServerThatRefusesForContextSaysSoNotUnreachable) {
   EXPECT_THAT(reply.status().message(), HasSubstr("exceeds the available context size"));
 }
 
+// A llama-server router (--models-dir) answers /props for itself with n_ctx
+// 0; the model's own settings are at /props?model=NAME (llama.cpp de3ff81).
+class RouterTransport : public HttpTransport {
+ public:
+  explicit RouterTransport(int model_props_status) : model_props_status_(model_props_status) {}
+  Result<HttpResponse> Send(const HttpRequest& request, const HttpChunkHandler&, const CancellationToken&) override {
+    urls.push_back(request.url);
+    HttpResponse r;
+    r.status = 200;
+    if (request.url.ends_with("/props")) {
+      r.body = R"({"role":"router","default_generation_settings":{"params":null,"n_ctx":0}})";
+    } else if (request.url.find("/props?model=") != std::string::npos) {
+      r.status = model_props_status_;
+      r.body = R"({"default_generation_settings":{"n_ctx":2048}})";
+    } else {
+      r.body = R"({"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]})";
+    }
+    return r;
+  }
+  std::vector<std::string> urls;
+
+ private:
+  int model_props_status_;
+};
+
+TEST(ContextWindowTest, ARouterIsAskedForTheModelsOwnWindow) {
+  auto transport = std::make_shared<RouterTransport>(200);
+  Result<std::shared_ptr<ChatModel>> model = BuildModel({.provider = "native", .base_url = "http://router.invalid/v1",
+                                                         .model = "tiny words", .max_retries = 0,
+                                                         .transport = transport});
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->Complete(LongConversation(1), {}).ok());
+  EXPECT_EQ((*model)->capabilities().context_tokens, 2048);
+  ASSERT_GE(transport->urls.size(), 2u);
+  EXPECT_EQ(transport->urls[1], "http://router.invalid/props?model=tiny%20words");
+
+  // A router that cannot say (404 for the model): the window stays unknown, the call goes through.
+  auto silent = std::make_shared<RouterTransport>(404);
+  model = BuildModel({.provider = "native", .base_url = "http://router.invalid/v1", .model = "m", .max_retries = 0,
+                      .transport = silent});
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->Complete(LongConversation(1), {}).ok());
+  EXPECT_EQ((*model)->capabilities().context_tokens, 0);
+}
+
 }  // namespace
 }  // namespace medreact

@@ -1,5 +1,6 @@
 // The pieces every model provider shares: SSE framing (llm/sse.h), the retry
 // loop (llm/retry.h) and the cancellation token's wake-up.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -106,6 +107,32 @@ TEST(RetryTest, ANonRetryableFailureReturnsAtOnceAndASuccessCountsAttempts) {
   });
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->attempts, 2);
+}
+
+// llama-server without Jinja (--no-jinja) refuses "tools" with a 500 no
+// retry changes (seen against llama.cpp de3ff81): one attempt, and the remedy.
+TEST(RetryTest, ALlamaServerWithoutJinjaIsNotRetriedAndSaysWhatToDo) {
+  int attempts = 0;
+  Result<ModelResponse> refused = CallWithRetries({.max_retries = 3, .sleep = [](Millis) {}}, {}, [&](Millis) {
+    ++attempts;
+    HttpResponse response;
+    response.status = 500;
+    response.body = R"({"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}})";
+    return HttpFailureAttempt(response, "u");
+  });
+  EXPECT_EQ(attempts, 1);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("--jinja"));
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("--protocol text"));
+  attempts = 0;  // any other 500 is still retried
+  (void)CallWithRetries({.max_retries = 3, .sleep = [](Millis) {}}, {}, [&](Millis) {
+    ++attempts;
+    HttpResponse response;
+    response.status = 500;
+    response.body = R"({"error":"boom"})";
+    return HttpFailureAttempt(response, "u");
+  });
+  EXPECT_EQ(attempts, 4);
 }
 
 TEST(CancelTest, WaitForWakesAtOnceWhenCancelledFromAnotherThread) {

@@ -70,22 +70,6 @@ Status GiveUp(const Status& last, const std::string& what, int attempts, const s
 
 }  // namespace
 
-std::string UrlEncode(std::string_view value) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size() * 3);
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 Result<LiteratureOptions> ResolveLiteratureOptions(LiteratureOptions options,
                                                    const std::function<const char*(const char*)>& getenv) {
   auto env = [&getenv](const char* name) -> const char* { return getenv ? getenv(name) : std::getenv(name); };

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "medreact/cancel.h"
+#include "core/text_util.h"  // UrlEncode
 #include "medreact/http.h"
 #include "medreact/status.h"
 #include "medreact/tool.h"
@@ -157,9 +158,6 @@ class LiteratureFetcher {
   mutable Status cache_error_;
   mutable std::shared_ptr<LiteratureCache> cache_;
 };
-
-// "%20"-style percent-encoding of a query value (RFC 3986 unreserved kept).
-std::string UrlEncode(std::string_view value);
 
 }  // namespace medreact
 
