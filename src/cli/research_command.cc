@@ -165,10 +165,13 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--results", flags->results, "records per search the rules planner asks for")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--online", flags->online, "send requests to the literature services (default: the cache only)");
-  cmd->add_option("--cache", flags->cache_path, "the literature cache (default: $XDG_CACHE_HOME/medreact/literature.sqlite)");
+  CLI::Option* cache =
+      cmd->add_option("--cache", flags->cache_path, "the literature cache (default: $XDG_CACHE_HOME/medreact/literature.sqlite)");
+  // A recording goes into a cache the user names, never silently into the default one.
   cmd->add_option("--replay", flags->replay_path,
-                  "import recorded responses (JSON lines: method, url, status, content_type, body) into the cache "
-                  "before the run");
+                  "import recorded responses (JSON lines: method, url, status, content_type, body) into the --cache "
+                  "file before the run (needs --cache)")
+      ->needs(cache);
   cmd->add_option("--memory", flags->memory_path, "keep the research memory in this SQLite file (resumable)");
   cmd->add_option("--out", flags->out_path, "write the structured report and the run's facts (JSON)");
   cmd->add_option("--report", flags->report_path, "write the report (markdown) here instead of stdout");

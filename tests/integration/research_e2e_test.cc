@@ -189,6 +189,10 @@ TEST(ResearchCli, BadInputIsExitTwoAndWritesNothing) {
                                      dir.File("c.sqlite"), "--replay", dir.File("bad.jsonl")});
   EXPECT_EQ(replay.exit_code, 2);
   EXPECT_THAT(replay.err, HasSubstr("line 1"));
+  auto replay_alone = testing::RunCommand({MEDREACT_BINARY, "research", "q?", "--planner", "rules", "--replay",
+                                           dir.File("bad.jsonl")});
+  EXPECT_EQ(replay_alone.exit_code, 2);  // never into the default cache
+  EXPECT_THAT(replay_alone.err, HasSubstr("--cache"));
   auto out = testing::RunCommand({MEDREACT_BINARY, "research", "q?", "--planner", "rules", "--out",
                                   dir.File("missing/dir/out.json")});
   EXPECT_EQ(out.exit_code, 2);
