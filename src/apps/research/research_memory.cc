@@ -673,7 +673,7 @@ std::string ResearchMemory::GetContextSummary(const CancellationToken& cancel) {
   out += "**Question:** " + OneLine(m.query, 500) + "\n";
   out += "**Iteration:** " + std::to_string(m.iteration) + "\n";
   std::map<std::string, int> by_source;
-  for (const Entry& e : m.entries) ++by_source[SourceColumn(e.stored.evidence.source)];
+  for (const Entry& e : m.entries) ++by_source[EvidenceSourceName(e.stored.evidence.source)];
   out += "**Evidence:** " + std::to_string(m.entries.size()) + (m.entries.size() == 1 ? " record" : " records");
   std::vector<std::string> counts;
   for (const auto& [source, count] : by_source) counts.push_back(source + " " + std::to_string(count));
@@ -687,7 +687,7 @@ std::string ResearchMemory::GetContextSummary(const CancellationToken& cancel) {
       std::vector<std::string> facts;
       if (!IsBlank(e.id)) facts.push_back(Trim(e.id));
       if (e.year > 0) facts.push_back(std::to_string(e.year));
-      facts.push_back(SourceColumn(e.source));
+      facts.push_back(EvidenceSourceName(e.source));
       if (!IsBlank(e.type)) facts.push_back(Trim(e.type));
       if (!e.peer_reviewed) facts.push_back("not peer-reviewed");
       out += std::to_string(i + 1) + ". [" + std::to_string(top.items[i].reference) + "] " +

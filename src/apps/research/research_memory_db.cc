@@ -37,24 +37,7 @@ CREATE TABLE conflicts(
 
 }  // namespace
 
-const char* SourceColumn(EvidenceSource s) {
-  switch (s) {
-    case EvidenceSource::kPubMed: return "pubmed";
-    case EvidenceSource::kClinicalTrials: return "clinicaltrials";
-    case EvidenceSource::kEuropePmc: return "europepmc";
-    case EvidenceSource::kOther: return "other";
-  }
-  return "other";
-}
-
 namespace {
-
-EvidenceSource SourceFromColumn(const std::string& s) {
-  if (s == "pubmed") return EvidenceSource::kPubMed;
-  if (s == "clinicaltrials") return EvidenceSource::kClinicalTrials;
-  if (s == "europepmc") return EvidenceSource::kEuropePmc;
-  return EvidenceSource::kOther;
-}
 
 std::string StringsToJson(const std::vector<std::string>& items) { return DumpJson(Json(items)); }
 
@@ -297,7 +280,7 @@ Result<MemoryContents> MemoryDb::Load() {
     e.authors = std::move(*authors);
     const int64_t year = ev.ColInt(7);
     e.year = year > 0 && year < 10'000 ? static_cast<int>(year) : 0;
-    e.source = SourceFromColumn(ev.ColText(8));
+    e.source = EvidenceSourceFromName(ev.ColText(8)).value_or(EvidenceSource::kOther);
     e.type = ev.ColText(9);
     e.citation = ev.ColText(10);
     e.peer_reviewed = ev.ColInt(11) != 0;
@@ -354,7 +337,7 @@ Result<int64_t> MemoryDb::InsertEvidence(const std::string& key, const Evidence&
   st.Text(5, e.abstract);
   st.Text(6, StringsToJson(e.authors));
   st.Int(7, e.year);
-  st.Text(8, SourceColumn(e.source));
+  st.Text(8, EvidenceSourceName(e.source));
   st.Text(9, e.type);
   st.Text(10, e.citation);
   st.Int(11, e.peer_reviewed ? 1 : 0);
@@ -382,7 +365,7 @@ Status MemoryDb::UpdateEvidence(int64_t seq, const Evidence& e) {
   st.Text(5, e.abstract);
   st.Text(6, StringsToJson(e.authors));
   st.Int(7, e.year);
-  st.Text(8, SourceColumn(e.source));
+  st.Text(8, EvidenceSourceName(e.source));
   st.Text(9, e.type);
   st.Text(10, e.citation);
   st.Int(11, e.peer_reviewed ? 1 : 0);

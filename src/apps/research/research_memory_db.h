@@ -29,11 +29,6 @@ namespace medreact {
 
 inline constexpr int kResearchMemorySchemaVersion = 1;
 
-// "pubmed", "clinicaltrials", "europepmc", "other": the source column's text
-// and the summary's label. The names of EvidenceSourceName, which lives in
-// evidence.cc with the literature clients; this copy can go once both are merged.
-const char* SourceColumn(EvidenceSource s);
-
 struct StoredEvidence {
   int64_t seq = 0;   // storage order (row id)
   std::string key;   // the URL first stored (or the id when it had none)

@@ -47,6 +47,13 @@ std::string EvidenceSourceName(EvidenceSource s) {
   return "other";
 }
 
+std::optional<EvidenceSource> EvidenceSourceFromName(std::string_view name) {
+  for (const auto& [source, source_name] : kSourceNames) {
+    if (name == source_name) return source;
+  }
+  return std::nullopt;
+}
+
 Json EvidenceToJson(const Evidence& e) {
   return Json{{"id", e.id},
               {"url", e.url},
@@ -83,14 +90,9 @@ Result<Evidence> EvidenceFromJson(const Json& j) {
   if (auto it = j.find("source"); it != j.end() && !it->is_null()) {
     if (!it->is_string()) return FieldError("source", "is not a string");
     const std::string name = it->get<std::string>();
-    bool known = false;
-    for (const auto& [source, source_name] : kSourceNames) {
-      if (name == source_name) {
-        e.source = source;
-        known = true;
-      }
-    }
-    if (!known) return FieldError("source", "is '" + Preview(name, 40) + "', not pubmed, clinicaltrials, europepmc or other");
+    const std::optional<EvidenceSource> source = EvidenceSourceFromName(name);
+    if (source) e.source = *source;
+    if (!source) return FieldError("source", "is '" + Preview(name, 40) + "', not pubmed, clinicaltrials, europepmc or other");
   }
   if (auto it = j.find("peer_reviewed"); it != j.end() && !it->is_null()) {
     if (!it->is_boolean()) return FieldError("peer_reviewed", "is not true or false");

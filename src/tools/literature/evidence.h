@@ -4,7 +4,9 @@
 #ifndef MEDREACT_TOOLS_LITERATURE_EVIDENCE_H_
 #define MEDREACT_TOOLS_LITERATURE_EVIDENCE_H_
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "medreact/json.h"
@@ -38,6 +40,8 @@ struct Evidence {
 };
 
 std::string EvidenceSourceName(EvidenceSource s);  // "pubmed", "clinicaltrials", "europepmc", "other"
+// The source a name spells; nullopt for a name that is none of the four.
+std::optional<EvidenceSource> EvidenceSourceFromName(std::string_view name);
 Json EvidenceToJson(const Evidence& e);
 // Typed error naming the field on a malformed object.
 Result<Evidence> EvidenceFromJson(const Json& j);
