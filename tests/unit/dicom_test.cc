@@ -273,13 +273,15 @@ std::string Encode(const testing::TempDir& dir, const std::string& name, E_Trans
   return dir.File(name);
 }
 
-TEST(DicomTest, RleAndJpegLsEncodedByDcmtkDecodeToTheSamePixels) {
+TEST(DicomTest, OtherSyntaxesWrittenByDcmtkDecodeToTheSamePixels) {
   DcmRLEEncoderRegistration::registerCodecs();
   DJLSEncoderRegistration::registerCodecs();
   testing::TempDir dir;
   RenderedFrame plain = Render(kDir + "CT_small.dcm");
-  const std::pair<const char*, E_TransferSyntax> cases[] = {{"rle.dcm", EXS_RLELossless},
-                                                            {"jls.dcm", EXS_JPEGLSLossless}};
+  const std::pair<const char*, E_TransferSyntax> cases[] = {
+      {"rle.dcm", EXS_RLELossless},           {"jls.dcm", EXS_JPEGLSLossless},
+      {"be.dcm", EXS_BigEndianExplicit},      {"implicit.dcm", EXS_LittleEndianImplicit},
+      {"deflated.dcm", EXS_DeflatedLittleEndianExplicit}};
   for (const auto& [name, xfer] : cases) {
     SCOPED_TRACE(name);
     RenderedFrame frame = Render(Encode(dir, name, xfer));
@@ -322,6 +324,84 @@ TEST(DicomTest, UnsupportedTransferSyntaxIsNamed) {
   EXPECT_NE(frame.status().message().find("1.2.840.10008.1.2.4.90"), std::string::npos) << frame.status().message();
   EXPECT_NE(frame.status().message().find("not supported"), std::string::npos);
   EXPECT_NE(frame.status().message().find("j2k.dcm"), std::string::npos);
+}
+
+// An 8-bit colour dataset of 2 × 1 pixels, red then blue, in `photometric`.
+std::string SaveColour(const testing::TempDir& dir, const char* name, const char* photometric) {
+  DcmFileFormat file;
+  DcmDataset* ds = file.getDataset();
+  ds->putAndInsertString(DCM_SOPClassUID, "1.2.840.10008.5.1.4.1.1.7");
+  ds->putAndInsertUint16(DCM_Rows, 1);
+  ds->putAndInsertUint16(DCM_Columns, 2);
+  ds->putAndInsertUint16(DCM_BitsAllocated, 8);
+  ds->putAndInsertUint16(DCM_BitsStored, 8);
+  ds->putAndInsertUint16(DCM_HighBit, 7);
+  ds->putAndInsertUint16(DCM_PixelRepresentation, 0);
+  ds->putAndInsertString(DCM_PhotometricInterpretation, photometric);
+  if (std::string(photometric) == "PALETTE COLOR") {
+    // Two entries: 0 → red, 1 → blue (16-bit LUT data, descriptor {entries, first, bits}).
+    ds->putAndInsertUint16(DCM_SamplesPerPixel, 1);
+    const Uint16 descriptor[3] = {2, 0, 16};
+    const Uint16 red[2] = {0xFFFF, 0}, green[2] = {0, 0}, blue[2] = {0, 0xFFFF};
+    ds->putAndInsertUint16Array(DCM_RedPaletteColorLookupTableDescriptor, descriptor, 3);
+    ds->putAndInsertUint16Array(DCM_GreenPaletteColorLookupTableDescriptor, descriptor, 3);
+    ds->putAndInsertUint16Array(DCM_BluePaletteColorLookupTableDescriptor, descriptor, 3);
+    ds->putAndInsertUint16Array(DCM_RedPaletteColorLookupTableData, red, 2);
+    ds->putAndInsertUint16Array(DCM_GreenPaletteColorLookupTableData, green, 2);
+    ds->putAndInsertUint16Array(DCM_BluePaletteColorLookupTableData, blue, 2);
+    const Uint8 pixels[2] = {0, 1};
+    ds->putAndInsertUint8Array(DCM_PixelData, pixels, 2);
+  } else {
+    ds->putAndInsertUint16(DCM_SamplesPerPixel, 3);
+    ds->putAndInsertUint16(DCM_PlanarConfiguration, 0);
+    // RGB red, blue; YBR_FULL (PS3.3 C.7.6.3.1.2) of the same colours.
+    const Uint8 rgb[6] = {255, 0, 0, 0, 0, 255};
+    const Uint8 ybr[6] = {76, 85, 255, 29, 255, 107};
+    ds->putAndInsertUint8Array(DCM_PixelData, std::string(photometric) == "RGB" ? rgb : ybr, 6);
+  }
+  EXPECT_TRUE(file.saveFile(dir.File(name).c_str(), EXS_LittleEndianExplicit).good());
+  return dir.File(name);
+}
+
+TEST(DicomTest, ColourModelsComeOutAsRgb) {
+  testing::TempDir dir;
+  const std::pair<const char*, const char*> cases[] = {
+      {"rgb.dcm", "RGB"}, {"ybr.dcm", "YBR_FULL"}, {"palette.dcm", "PALETTE COLOR"}};
+  for (const auto& [name, photometric] : cases) {
+    SCOPED_TRACE(photometric);
+    RenderedFrame frame = Render(SaveColour(dir, name, photometric));
+    EXPECT_EQ(frame.channels, 3);
+    EXPECT_EQ(frame.photometric, photometric);
+    ASSERT_EQ(frame.pixels.size(), 6u);
+    const int expected[6] = {255, 0, 0, 0, 0, 255};
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(frame.pixels[i], expected[i], 2) << i;
+    EXPECT_TRUE(EncodePng(frame).ok());
+  }
+}
+
+// Every prefix of two fixtures (in steps) and bytes flipped in the header:
+// a Status or a frame, never a crash.
+TEST(DicomTest, PrefixesAndFlippedBytesNeverCrash) {
+  for (const char* name : {"CR_6154_16x16.dcm", "CT_small.dcm"}) {
+    const std::string bytes = Bytes(kDir + name);
+    for (size_t cut = 0; cut < bytes.size(); cut += (cut < 1024 ? 7 : 401)) {
+      Result<DicomFile> file = DicomFile::Parse(std::string_view(bytes).substr(0, cut), name);
+      if (!file.ok()) continue;
+      (void)file->Metadata({});
+      (void)file->RenderFirstFrame();
+    }
+    for (size_t at = 128; at < std::min<size_t>(bytes.size(), 1400); at += 3) {
+      std::string flipped = bytes;
+      flipped[at] = static_cast<char>(flipped[at] ^ 0xFF);
+      Result<DicomFile> file = DicomFile::Parse(flipped, name);
+      if (!file.ok()) continue;
+      (void)file->Metadata({.keep_phi = true});
+      Result<RenderedFrame> frame = file->RenderFirstFrame();
+      if (frame.ok()) {
+        EXPECT_EQ(frame->pixels.size(), static_cast<size_t>(frame->width) * frame->height * frame->channels);
+      }
+    }
+  }
 }
 
 TEST(DicomTest, PngHasTheFramesSizeAndKind) {
