@@ -20,6 +20,7 @@
 #include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "eval/csv.h"
+#include "tools/imaging/dicom_image.h"
 #include "eval/py_literal.h"
 #include "medreact/json.h"
 #include "medreact/json_repair.h"
@@ -438,6 +439,25 @@ int FuzzLiterature(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- dicom -----------------------------------------------------------------
+
+int FuzzDicom(const uint8_t* data, size_t size) {
+  Result<imaging::DicomFile> file = imaging::DicomFile::Parse(AsText(data, size), "fuzz.dcm");
+  if (!file.ok()) return 0;
+  for (bool keep_phi : {false, true}) {
+    Result<Json> metadata = file->Metadata({.keep_phi = keep_phi});
+    if (metadata.ok() && !metadata->is_object()) Violated("dicom", "metadata is not a JSON object");
+  }
+  Result<imaging::RenderedFrame> frame = file->RenderFirstFrame();
+  if (!frame.ok()) return 0;
+  // dicom_image.h: pixels are width × height × channels bytes.
+  if (frame->pixels.size() != static_cast<size_t>(frame->width) * frame->height * frame->channels) {
+    Violated("dicom", "a rendered frame's pixel count differs from its sizes");
+  }
+  if (!imaging::EncodePng(*frame).ok()) Violated("dicom", "a rendered frame does not encode as PNG");
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -453,6 +473,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"note_facts", FuzzNoteFacts},
       {"findings", FuzzFindings},
       {"literature", FuzzLiterature},
+      {"dicom", FuzzDicom},
   };
   return kTargets;
 }

@@ -34,6 +34,7 @@ int FuzzMockScript(const uint8_t* data, size_t size);      // mockllm::ParseMock
 int FuzzNoteFacts(const uint8_t* data, size_t size);       // ReadNoteFacts + IndicatorNamedIn + FieldIndicator
 int FuzzFindings(const uint8_t* data, size_t size);        // FindingsReader over every concept + BasePriorityFromFindings
 int FuzzLiterature(const uint8_t* data, size_t size);      // ParseEsearch, ParsePubmedXml, ParseCtgovStudies/Study, ParseEuropePmcSearch
+int FuzzDicom(const uint8_t* data, size_t size);           // imaging::DicomFile::Parse + Metadata + RenderFirstFrame + EncodePng
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

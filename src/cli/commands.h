@@ -22,6 +22,7 @@ void AddCalcCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddResearchCommand(CLI::App& app, int* exit_code);
+void AddDicomCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

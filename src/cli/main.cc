@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddExtractCommand(app, &exit_code);
   medreact::cli::AddEvalCommand(app, &exit_code);
   medreact::cli::AddResearchCommand(app, &exit_code);
+  medreact::cli::AddDicomCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);
