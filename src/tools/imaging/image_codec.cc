@@ -163,7 +163,7 @@ void PngOnWarning(png_structp, png_const_charp) {}  // benign; the image still d
 
 void PngOnRead(png_structp png, png_bytep out, size_t length) {
   auto* job = static_cast<PngJob*>(png_get_io_ptr(png));
-  if (length > job->size - job->pos) png_error(png, "truncated (the file ends inside the image data)");
+  if (length > job->size - job->pos) png_error(png, "the file ends early");
   std::memcpy(out, job->data + job->pos, length);
   job->pos += length;
 }
@@ -236,7 +236,7 @@ struct JpegJob {
 void JpegOnMessage(j_common_ptr cinfo, int level) {
   if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
     auto* job = reinterpret_cast<JpegJob*>(cinfo);
-    std::snprintf(job->message, sizeof job->message, "truncated (the file ends inside the image data)");
+    std::snprintf(job->message, sizeof job->message, "the file ends early");
     std::longjmp(job->jump, 1);
   }
 }
