@@ -104,58 +104,106 @@ ModelAttempt HttpFailureAttempt(const HttpResponse& response, const std::string&
 
 namespace {
 
-Status GiveUp(const ModelAttempt& last, int attempts, const std::string& why) {
-  std::string text = "model call failed after " + std::to_string(attempts) +
-                     (attempts == 1 ? " attempt (" : " attempts (") + why + "); last error: " + last.error.message();
-  if (last.http_status == 429) return Status::ResourceExhausted(std::move(text));
-  if (last.error.code() == StatusCode::kTimeout) return Status::Timeout(std::move(text));
+// The model clients' words (RetryCall's defaults).
+Status ModelStopped(RetryStop stop) {
+  switch (stop) {
+    case RetryStop::kDeadlineBeforeFirstAttempt:
+      return Status::Timeout("the deadline passed before the model was called");
+    case RetryStop::kStoppedWhileWaiting:
+      return Status::Cancelled("model call cancelled while waiting to retry");
+    case RetryStop::kCancelledBeforeAttempt:
+    case RetryStop::kCancelledAfterAttempt:
+      break;
+  }
+  return Status::Cancelled("model call cancelled");
+}
+
+Status ModelGiveUp(const RetryGiveUpInfo& info) {
+  std::string why;
+  switch (info.reason) {
+    case RetryGiveUp::kDeadlinePassed:
+      why = "the deadline passed";
+      break;
+    case RetryGiveUp::kRetriesExhausted:
+      why = "retries exhausted";
+      break;
+    case RetryGiveUp::kDeadlineNearerThanDelay:
+      why = "the deadline leaves " + std::to_string(info.left.count()) + " ms, less than the " +
+            std::to_string(info.delay.count()) + " ms retry delay";
+      break;
+  }
+  std::string text = "model call failed after " + std::to_string(info.attempts) +
+                     (info.attempts == 1 ? " attempt (" : " attempts (") + why + "); last error: " + info.last.message();
+  if (info.http_status == 429) return Status::ResourceExhausted(std::move(text));
+  if (info.last.code() == StatusCode::kTimeout) return Status::Timeout(std::move(text));
   return Status::Unavailable(std::move(text));
 }
 
 }  // namespace
 
-Result<ModelResponse> CallWithRetries(const RetryPolicy& policy, const ModelCallContext& ctx,
-                                      const std::function<ModelAttempt(Millis budget)>& run_attempt) {
+namespace retry_internal {
+
+Status RunRetryLoop(const RetryPolicy& policy, const RetryCall& call,
+                    const std::function<AttemptOutcome(Millis budget)>& run_attempt, int* attempts_out) {
   const int max_attempts = 1 + std::max(0, policy.max_retries);
-  ModelAttempt last;
-  int attempts = 0;
+  auto stopped = [&](RetryStop stop) { return call.stopped ? call.stopped(stop) : ModelStopped(stop); };
+  AttemptOutcome last;
+  int& attempts = *attempts_out;
+  attempts = 0;
+  auto give_up = [&](RetryGiveUp reason, Millis delay = Millis(0), Millis left = Millis(0)) {
+    const RetryGiveUpInfo info{.last = last.error, .http_status = last.http_status, .attempts = attempts,
+                               .reason = reason, .delay = delay, .left = left};
+    return call.give_up ? call.give_up(info) : ModelGiveUp(info);
+  };
   while (true) {
-    if (ctx.cancel.cancelled()) return Status::Cancelled("model call cancelled");
-    if (ctx.deadline.expired()) {
-      return attempts == 0 ? Status::Timeout("the deadline passed before the model was called")
-                           : GiveUp(last, attempts, "the deadline passed");
+    if (call.cancel.cancelled()) return stopped(RetryStop::kCancelledBeforeAttempt);
+    if (call.deadline.expired()) {
+      return attempts == 0 ? stopped(RetryStop::kDeadlineBeforeFirstAttempt) : give_up(RetryGiveUp::kDeadlinePassed);
     }
-    Millis budget = std::min(policy.request_timeout, ctx.deadline.remaining());
-    if (!ctx.deadline.is_never()) budget = std::max(budget, Millis(1));  // 0 would mean "no limit"
+    if (call.before_attempt) {
+      if (Status s = call.before_attempt(); !s.ok()) return s;
+    }
+    Millis budget = std::min(policy.request_timeout, call.deadline.remaining());
+    if (!call.deadline.is_never()) budget = std::max(budget, Millis(1));  // 0 would mean "no limit"
     ++attempts;
     last = run_attempt(budget);
-    if (last.response) {
-      last.response->attempts = attempts;
-      return std::move(*last.response);
-    }
-    if (ctx.cancel.cancelled() || last.error.code() == StatusCode::kCancelled) {
-      return Status::Cancelled("model call cancelled");
+    if (last.succeeded) return Status::OK();
+    if (call.cancel.cancelled() || last.error.code() == StatusCode::kCancelled) {
+      return stopped(RetryStop::kCancelledAfterAttempt);
     }
     if (!last.retryable) return last.error;
-    if (attempts >= max_attempts) return GiveUp(last, attempts, "retries exhausted");
+    if (attempts >= max_attempts) return give_up(RetryGiveUp::kRetriesExhausted);
 
     const Millis delay = last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
-    if (!ctx.deadline.is_never() && ctx.deadline.remaining() < delay) {
-      return GiveUp(last, attempts,
-                    "the deadline leaves " + std::to_string(ctx.deadline.remaining().count()) +
-                        " ms, less than the " + std::to_string(delay.count()) + " ms retry delay");
+    if (!call.deadline.is_never() && call.deadline.remaining() < delay) {
+      return give_up(RetryGiveUp::kDeadlineNearerThanDelay, delay, call.deadline.remaining());
     }
-    Log().warn("model call attempt {} failed ({}{}), retrying in {} ms: {}", attempts,
-                 StatusCodeName(last.error.code()),
-                 last.http_status != 0 ? ", HTTP " + std::to_string(last.http_status) : std::string(), delay.count(),
-                 last.error.message());
-    if (policy.sleep) {
+    Log().warn("{} attempt {} failed ({}{}), retrying in {} ms: {}", call.what, attempts,
+               StatusCodeName(last.error.code()),
+               last.http_status != 0 ? ", HTTP " + std::to_string(last.http_status) : std::string(), delay.count(),
+               last.error.message());
+    bool waited = true;
+    if (call.wait) {
+      waited = call.wait(delay);
+    } else if (policy.sleep) {
       policy.sleep(delay);
     } else {
-      ctx.cancel.WaitFor(delay);
+      call.cancel.WaitFor(delay);
     }
-    if (ctx.cancel.cancelled()) return Status::Cancelled("model call cancelled while waiting to retry");
+    if (!waited || call.cancel.cancelled()) return stopped(RetryStop::kStoppedWhileWaiting);
   }
+}
+
+}  // namespace retry_internal
+
+Result<ModelResponse> CallWithRetries(const RetryPolicy& policy, const ModelCallContext& ctx,
+                                      const std::function<ModelAttempt(Millis budget)>& run_attempt) {
+  int attempts = 0;
+  Result<ModelResponse> response =
+      CallWithRetriesT<ModelResponse>(policy, RetryCall{.deadline = ctx.deadline, .cancel = ctx.cancel}, run_attempt,
+                                      &attempts);
+  if (response.ok()) response->attempts = attempts;
+  return response;
 }
 
 }  // namespace medreact

@@ -7,7 +7,9 @@
 // address only, prints exactly one line "listening on http://HOST:PORT/v1"
 // once connections are accepted, writes the port to --port-file atomically
 // (temp file, then rename, so a reader never sees half a number) and appends
-// each received request as one JSON line to --requests-log. It runs until
+// each received request as one JSON line to --requests-log. The script's
+// routes (e.g. the imaging endpoints, http://HOST:PORT/classify) are served
+// beside the chat API, at the root of the same address. It runs until
 // SIGINT or SIGTERM, then stops cleanly. Exit codes: 0 after a clean stop,
 // 1 when the server cannot start, 2 for bad usage or a bad script.
 #include <signal.h>

@@ -6,7 +6,8 @@
 // its marker field (message, chunks, raw_body, status, or a lone hang_ms);
 // two markers in one entry, a field that does not belong to the entry's kind,
 // and any unknown field are errors. "comment" is accepted and ignored at the
-// top level and in entries so that scripts can explain themselves.
+// top level and in entries so that scripts can explain themselves. A route's
+// entries ("routes") are the plain kinds only, plus {"json": VALUE}.
 #include "mockllm/mock_script.h"
 
 #include <algorithm>
@@ -44,7 +45,10 @@ Status ReadInt(const Json& obj, const char* key, const std::string& path, int64_
   if (!obj.contains(key)) return Status::OK();
   const Json& v = obj.at(key);
   if (!v.is_number_integer()) return TypeError(path + "." + key, "an integer", v);
-  if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(max)
+  // Unsigned values (JSON's non-negative integers) are compared as such, so a
+  // huge one is not wrapped; both bounds apply to them too.
+  if (v.is_number_unsigned() ? (v.get<uint64_t>() > static_cast<uint64_t>(max) ||
+                                (min > 0 && v.get<uint64_t>() < static_cast<uint64_t>(min)))
                              : (v.get<int64_t>() < min || v.get<int64_t>() > max)) {
     return FieldError(path + "." + key, "must be between " + std::to_string(min) + " and " +
                                             std::to_string(max) + ", got " + v.dump());
@@ -308,18 +312,112 @@ Status ParseEntry(const Json& entry, const std::string& path, MockEntry* out) {
   return Status::OK();
 }
 
+// A route's entry: {"status"?, "json"} (the value sent as the JSON body), or
+// a fault, a raw body or a hang as in "responses". A message or chunks is
+// no HTTP answer a route gives.
+Status ParseRouteEntry(const Json& entry, const std::string& path, MockEntry* out) {
+  if (!entry.is_object()) return TypeError(path, "an object", entry);
+  for (const char* key : {"message", "chunks"}) {
+    if (entry.contains(key)) {
+      return FieldError(path + "." + key,
+                        "a route answers with a plain HTTP response: json, status with body, raw_body, or hang_ms");
+    }
+  }
+  if (!entry.contains("json")) return ParseEntry(entry, path, out);
+  if (entry.contains("raw_body")) {
+    return FieldError(path, "'json' and 'raw_body' cannot be combined: an entry is one response");
+  }
+  if (entry.contains("body")) return FieldError(path + ".body", "give either json or body, not both");
+  if (Status s = CheckKeys(entry, path, {"comment", "delay_ms", "hang_ms", "headers", "status", "json", "content_type"},
+                           "a json entry");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = ReadMs(entry, "delay_ms", path, &out->delay_ms); !s.ok()) return s;
+  if (Status s = ReadMs(entry, "hang_ms", path, &out->hang_ms); !s.ok()) return s;
+  if (Status s = ParseHeaders(entry, path, out); !s.ok()) return s;
+  int64_t status = 200;
+  if (Status s = ReadInt(entry, "status", path, 200, 599, &status); !s.ok()) return s;
+  out->kind = MockEntry::Kind::kPlain;
+  out->status = static_cast<int>(status);
+  if (Status s = ReadString(entry, "content_type", path, &out->content_type); !s.ok()) return s;
+  if (HasNewline(out->content_type)) return FieldError(path + ".content_type", "contains a newline");
+  out->body = DumpJson(entry.at("json"));
+  HoistContentType(out);
+  return Status::OK();
+}
+
+// The server's own paths, which a route may not take.
+bool IsReservedPath(std::string_view path) {
+  for (std::string_view own : {"/v1/chat/completions", "/chat/completions", "/v1/models", "/models", "/props",
+                               "/_mock/requests"}) {
+    if (path == own) return true;
+  }
+  return false;
+}
+
+Status ParseRoute(const std::string& route_path, const Json& route, MockRoute* out) {
+  const std::string path = "routes." + route_path;
+  if (route_path.empty() || route_path.front() != '/') return FieldError(path, "a route's path must start with \"/\"");
+  if (route_path.size() > 1000) return FieldError("routes", "a route's path is longer than 1000 characters");
+  for (unsigned char c : route_path) {
+    if (c <= 0x20 || c == 0x7f || c == '?' || c == '#') {
+      return FieldError(path, "a route's path has no spaces, control characters, query (?) or fragment (#)");
+    }
+  }
+  if (IsReservedPath(route_path)) return FieldError(path, "is the server's own path; a route cannot replace it");
+  if (!route.is_object()) return TypeError(path, "an object", route);
+  if (Status s = CheckKeys(route, path, {"responses", "on_exhausted", "comment"}, "a route"); !s.ok()) return s;
+  if (!route.contains("responses")) return FieldError(path + ".responses", "required");
+  const Json& responses = route.at("responses");
+  if (!responses.is_array()) return TypeError(path + ".responses", "an array", responses);
+  if (route.contains("on_exhausted")) {
+    const Json& mode = route.at("on_exhausted");
+    if (mode == "error") {
+      out->on_exhausted = MockOnExhausted::kError;
+    } else if (mode == "repeat_last") {
+      out->on_exhausted = MockOnExhausted::kRepeatLast;
+    } else {
+      return FieldError(path + ".on_exhausted", "must be \"error\" or \"repeat_last\", got " + DumpJson(mode));
+    }
+  }
+  for (size_t i = 0; i < responses.size(); ++i) {
+    MockEntry entry;
+    if (Status s = ParseRouteEntry(responses[i], path + ".responses[" + std::to_string(i) + "]", &entry); !s.ok()) {
+      return s;
+    }
+    out->responses.push_back(std::move(entry));
+  }
+  if (out->responses.empty() && out->on_exhausted == MockOnExhausted::kRepeatLast) {
+    return FieldError(path + ".on_exhausted", "\"repeat_last\" needs at least one response");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<MockScript> ParseMockScript(const Json& script) {
   if (!script.is_object()) return TypeError("script", "an object", script);
-  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "select", "props", "comment"}, ""); !s.ok()) {
+  if (Status s = CheckKeys(script, "script", {"responses", "on_exhausted", "select", "props", "routes", "comment"}, "");
+      !s.ok()) {
     return s;
   }
-  if (!script.contains("responses")) return FieldError("responses", "required");
-  const Json& responses = script.at("responses");
+  // A script of routes alone needs no chat responses.
+  if (!script.contains("responses") && !script.contains("routes")) return FieldError("responses", "required");
+  static const Json kNoResponses = Json::array();
+  const Json& responses = script.contains("responses") ? script.at("responses") : kNoResponses;
   if (!responses.is_array()) return TypeError("responses", "an array", responses);
 
   MockScript out;
+  if (script.contains("routes")) {
+    const Json& routes = script.at("routes");
+    if (!routes.is_object()) return TypeError("routes", "an object", routes);
+    for (const auto& [route_path, route] : routes.items()) {
+      MockRoute parsed;
+      if (Status s = ParseRoute(route_path, route, &parsed); !s.ok()) return s;
+      out.routes.emplace(route_path, std::move(parsed));
+    }
+  }
   if (script.contains("props")) {
     if (!script.at("props").is_object()) return TypeError("script.props", "an object", script.at("props"));
     out.props = script.at("props");

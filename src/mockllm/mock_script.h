@@ -8,12 +8,17 @@
 // wait (delay_ms) or stall (hang_ms). ParseMockScript() validates the JSON
 // form strictly — an unknown field is an error — so that a typo in a test's
 // script fails loudly with the entry index and the field's path instead of
-// silently changing what the server sends. docs/mock-llm.md is the reference.
-// These are plain value types; thread-compatible.
+// silently changing what the server sends. A script may also script other
+// paths ("routes": the imaging endpoints' /classify, /segment, /ground, or
+// any path), each with its own list of plain responses (a JSON body, a fault,
+// a raw body or a hang) consumed by the requests to that path.
+// docs/mock-llm.md is the reference. These are plain value types;
+// thread-compatible.
 #ifndef MEDREACT_MOCKLLM_MOCK_SCRIPT_H_
 #define MEDREACT_MOCKLLM_MOCK_SCRIPT_H_
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,8 +77,17 @@ struct MockEntry {
   std::string body;
 };
 
+enum class MockOnExhausted { kError, kRepeatLast };
+
+// The responses of one scripted path, consumed one per request (any method)
+// in arrival order. Entries are kPlain or kHangOnly.
+struct MockRoute {
+  std::vector<MockEntry> responses;
+  MockOnExhausted on_exhausted = MockOnExhausted::kError;
+};
+
 struct MockScript {
-  enum class OnExhausted { kError, kRepeatLast };
+  using OnExhausted = MockOnExhausted;
   // kInOrder: one entry per chat request, in arrival order. kByTurn: the entry
   // at the index equal to the number of assistant messages in the request, so
   // concurrent conversations following the same script each get their own
@@ -86,10 +100,15 @@ struct MockScript {
   // {"default_generation_settings": {"n_ctx": 2048}}); null: 404. Neither is
   // recorded as a request, so scripts count only chat requests.
   Json props;
+  // Scripted paths ("/classify" → its responses). A path starts with "/" and
+  // is none of the server's own (/v1/chat/completions, /chat/completions,
+  // /v1/models, /models, /props, /_mock/requests).
+  std::map<std::string, MockRoute> routes;
 };
 
 // Validates and converts a script. Errors are InvalidArgument with a message
-// like "responses[2].message.tool_calls[0].name: expected a string, got number".
+// like "responses[2].message.tool_calls[0].name: expected a string, got number"
+// or "routes./classify.responses[0].jsn: unknown field in a fault entry".
 Result<MockScript> ParseMockScript(const Json& script);
 
 }  // namespace medreact::mockllm

@@ -1,8 +1,8 @@
 // MockLlmServer: routes, recording, script consumption and the wait logic.
 //
 // httplib runs the accept loop on our thread and each connection on a pool
-// worker. A handler records the request, takes the next script entry under
-// the mutex and serves it; streams are written from a chunked content
+// worker. A handler records the request, takes the next script entry (or the
+// route's next entry) under the mutex and serves it; streams are written from a chunked content
 // provider, one SSE frame per call, so pauses between frames and the
 // truncation fault (returning false leaves the chunked body unterminated and
 // drops the connection) fall out naturally. Every wait goes through Pause(),
@@ -324,7 +324,13 @@ void MockLlmServer::InstallRoutes() {
     SetJson(res, 200, DumpJson(Json(requests())));
   });
 
+  // Scripted routes are looked up here, by exact path, rather than
+  // registered: httplib would read a path as a regular expression.
   auto not_found = [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto route = script_.routes.find(req.path); route != script_.routes.end()) {
+      HandleRoute(route->first, route->second, req, res);
+      return;
+    }
     Record(req);
     SetJson(res, 404,
             ErrorBodyText("Invalid URL (" + req.method + " " + req.path + ")", "invalid_request_error"));
@@ -404,6 +410,43 @@ void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& r
       ServeStream(*entry, request, sequence, res);
       return;
   }
+}
+
+void MockLlmServer::HandleRoute(const std::string& path, const MockRoute& route, const httplib::Request& req,
+                                httplib::Response& res) {
+  Record(req);
+  const MockEntry* entry = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t index = route_next_[path]++;
+    if (index < route.responses.size()) {
+      entry = &route.responses[index];
+    } else if (route.on_exhausted == MockOnExhausted::kRepeatLast) {
+      entry = &route.responses.back();
+    }
+  }
+  if (entry == nullptr) {
+    SetJson(res, 500,
+            ErrorBodyText("mock route " + path + " exhausted: all " + std::to_string(route.responses.size()) +
+                              " scripted responses were already served",
+                          "mock_script_exhausted"));
+    return;
+  }
+  if (!Pause(entry->delay_ms) || !Pause(entry->hang_ms)) {
+    res.set_header("Connection", "close");  // so the worker does not linger in keep-alive
+    SetJson(res, 503, ErrorBodyText("mock server is stopping", "server_error"));
+    return;
+  }
+  for (const auto& [name, value] : entry->headers) res.set_header(name, value);
+  if (entry->kind == MockEntry::Kind::kPlain) {
+    res.status = entry->status;
+    res.set_content(entry->body, entry->content_type);
+    return;
+  }
+  // kHangOnly: the parser admits no other kind in a route.
+  SetJson(res, 504,
+          ErrorBodyText("mock: hang of " + std::to_string(entry->hang_ms) + " ms elapsed; no response was scripted",
+                        "timeout"));
 }
 
 void MockLlmServer::ServeStream(const MockEntry& entry, const Json& request, int64_t sequence,

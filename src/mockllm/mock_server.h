@@ -8,8 +8,10 @@
 // fault, after an optional delay or hang. Every request is recorded — method,
 // path, lower-cased headers and the parsed body — so a test can assert the
 // exact follow-up request a client sent. GET /v1/models lists one model,
-// GET /_mock/requests returns the record (and is not itself recorded), and
-// any other route answers 404 with an OpenAI-style error body.
+// GET /_mock/requests returns the record (and is not itself recorded), a
+// request to one of the script's routes (any method; the imaging endpoints'
+// /classify, /segment, /ground in tests) consumes that route's next entry,
+// and any other path answers 404 with an OpenAI-style error body.
 //
 // The server only listens on loopback addresses. It runs httplib on its own
 // thread with a worker pool, so one hanging response does not block other
@@ -23,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -77,7 +80,8 @@ class MockLlmServer {
   std::vector<Json> requests() const;
 
   // Chat requests answered from the script (repeats under "repeat_last"
-  // included; exhaustion errors and rejected bodies are not).
+  // included; exhaustion errors and rejected bodies are not). Requests to
+  // routes are not counted here (they are recorded in requests()).
   size_t served() const;
 
   // Stops listening, interrupts waits and streams, closes every accepted
@@ -88,6 +92,8 @@ class MockLlmServer {
  private:
   void InstallRoutes();
   void HandleChat(const httplib::Request& req, httplib::Response& res);
+  void HandleRoute(const std::string& path, const MockRoute& route, const httplib::Request& req,
+                   httplib::Response& res);
   void ServeStream(const MockEntry& entry, const Json& request, int64_t sequence,
                    httplib::Response& res);
   Json Record(const httplib::Request& req);
@@ -110,6 +116,7 @@ class MockLlmServer {
   size_t next_entry_ = 0;
   size_t served_ = 0;
   int64_t chat_requests_ = 0;
+  std::map<std::string, size_t> route_next_;  // each route's next entry
   std::vector<Json> requests_;
 
   std::mutex observer_mu_;

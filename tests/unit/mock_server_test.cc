@@ -473,5 +473,94 @@ TEST(MockLlmServerTest, LoopbackOnlyAndSingleStart) {
   server.Stop();  // idempotent
 }
 
+// Scripted routes: each path its own queue, in order, recorded with its
+// path, outside served(); exhaustion is a 500 naming the route.
+TEST(MockLlmServerTest, RoutesServeTheirEntriesInOrderAndRecordThePath) {
+  auto server = StartServer(R"({
+    "responses": [{"message": {"content": "chat"}}],
+    "routes": {
+      "/classify": {"responses": [
+          {"status": 500, "body": "model crashed", "headers": {"Retry-After": "0"}},
+          {"json": {"model": "m", "labels": [{"label": "Edema", "probability": 0.5}]}}]},
+      "/ground": {"responses": [{"json": {"model": "g", "boxes": []}}]}
+    }})");
+  ASSERT_TRUE(server);
+  auto client = ClientFor(*server);
+  auto crashed = client.Post("/classify", {{"Authorization", "Bearer k"}}, R"({"image": {}})", "application/json");
+  ASSERT_TRUE(crashed);
+  EXPECT_EQ(crashed->status, 500);
+  EXPECT_EQ(crashed->body, "model crashed");
+  EXPECT_EQ(crashed->get_header_value("Retry-After"), "0");
+  auto grounded = client.Get("/ground");  // any method consumes the route's entry
+  ASSERT_TRUE(grounded);
+  EXPECT_EQ(grounded->status, 200);
+  EXPECT_EQ(Json::parse(grounded->body)["model"], "g");
+  auto classified = client.Post("/classify", R"({"image": {}})", "application/json");
+  ASSERT_TRUE(classified);
+  EXPECT_EQ(classified->status, 200);
+  EXPECT_EQ(classified->get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(Json::parse(classified->body)["labels"][0]["label"], "Edema");
+  auto chat = client.Post(kChatPath, kChatBody, "application/json");  // the chat script is untouched
+  ASSERT_TRUE(chat);
+  EXPECT_EQ(chat->status, 200);
+
+  auto exhausted = client.Post("/ground", "{}", "application/json");
+  ASSERT_TRUE(exhausted);
+  EXPECT_EQ(exhausted->status, 500);
+  EXPECT_EQ(Json::parse(exhausted->body)["error"]["message"],
+            "mock route /ground exhausted: all 1 scripted responses were already served");
+  auto unknown = client.Post("/segment", "{}", "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+
+  EXPECT_EQ(server->served(), 1u);  // chat requests only
+  std::vector<Json> requests = server->requests();
+  ASSERT_EQ(requests.size(), 6u);
+  EXPECT_EQ(requests[0]["path"], "/classify");
+  EXPECT_EQ(requests[0]["method"], "POST");
+  EXPECT_EQ(requests[0]["headers"]["authorization"], "Bearer k");
+  EXPECT_EQ(requests[0]["body"], Json::parse(R"({"image": {}})"));
+  EXPECT_EQ(requests[1]["path"], "/ground");
+  EXPECT_EQ(requests[1]["method"], "GET");
+  EXPECT_EQ(requests[3]["path"], kChatPath);
+  EXPECT_EQ(requests[5]["path"], "/segment");
+}
+
+TEST(MockLlmServerTest, RouteRepeatLastReplaysItsFinalEntry) {
+  auto server = StartServer(R"({"routes": {"/segment": {"responses": [{"json": 1}, {"json": 2}],
+      "on_exhausted": "repeat_last"}}})");
+  ASSERT_TRUE(server);
+  auto client = ClientFor(*server);
+  std::string bodies;
+  for (int i = 0; i < 4; ++i) {
+    auto res = client.Post("/segment", "{}", "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    bodies += res->body;
+  }
+  EXPECT_EQ(bodies, "1222");
+  EXPECT_EQ(server->served(), 0u);
+}
+
+TEST(MockLlmServerTest, StopCutsARouteHangShort) {
+  auto server = StartServer(R"({"routes": {"/classify": {"responses": [{"hang_ms": 60000}]}}})");
+  ASSERT_TRUE(server);
+  auto hanging = std::async(std::launch::async, [&] {
+    auto client = ClientFor(*server);
+    auto res = client.Post("/classify", "{}", "application/json");
+    return res ? res->status : -1;
+  });
+  const auto wait_start = Clock::now();
+  while (server->requests().empty() && MillisSince(wait_start) < 5000) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server->requests().size(), 1u);
+  const auto stop_start = Clock::now();
+  server->Stop();
+  EXPECT_LT(MillisSince(stop_start), 30'000);
+  ASSERT_EQ(hanging.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_NE(hanging.get(), 200);
+}
+
 }  // namespace
 }  // namespace medreact::mockllm

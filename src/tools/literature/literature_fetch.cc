@@ -167,70 +167,91 @@ Result<LiteratureResponse> LiteratureFetcher::Get(const LiteratureRequest& reque
 
 Result<LiteratureResponse> LiteratureFetcher::GetOnline(const LiteratureRequest& request, const std::string& key,
                                                         const ToolContext& ctx, const AcceptBody& accept) const {
-  const RetryPolicy backoff{.max_retries = options_.max_retries,
-                            .initial_backoff = options_.initial_backoff,
-                            .max_backoff = options_.max_backoff};
-  const int max_attempts = 1 + std::max(0, options_.max_retries);
+  const RetryPolicy policy{.max_retries = options_.max_retries,
+                           .initial_backoff = options_.initial_backoff,
+                           .max_backoff = options_.max_backoff,
+                           .request_timeout = options_.request_timeout};
   auto stopped = [&](const char* when) {
     return ctx.cancel.cancelled() ? Status::Cancelled(request.what + " cancelled " + when)
                                   : Status::Timeout(request.what + ": the call's deadline passed " + when);
   };
-  Status last;
-  int attempts = 0;
-  while (true) {
-    if (ctx.should_stop()) {
-      return attempts == 0 || ctx.cancel.cancelled() ? stopped("before the request was sent")
-                                                     : GiveUp(last, request.what, attempts, "the deadline passed");
-    }
-    if (request.limiter != nullptr) {
-      if (!Wait(request.limiter->Reserve(), ctx)) return stopped("while waiting for the rate limit");
-    }
-    Millis budget = std::min(options_.request_timeout, ctx.deadline.remaining());
+  RetryCall call{
+      .deadline = ctx.deadline,
+      .cancel = ctx.cancel,
+      .what = "literature " + request.what,
+      .before_attempt =
+          [&]() {
+            if (request.limiter != nullptr && !Wait(request.limiter->Reserve(), ctx)) {
+              return stopped("while waiting for the rate limit");
+            }
+            return Status::OK();
+          },
+      .wait = [&](Millis delay) { return Wait(delay, ctx); },
+      .stopped =
+          [&](RetryStop stop) {
+            switch (stop) {
+              case RetryStop::kCancelledAfterAttempt:
+                return Status::Cancelled(request.what + " cancelled");
+              case RetryStop::kStoppedWhileWaiting:
+                return stopped("while waiting to retry");
+              case RetryStop::kCancelledBeforeAttempt:
+              case RetryStop::kDeadlineBeforeFirstAttempt:
+                break;
+            }
+            return stopped("before the request was sent");
+          },
+      .give_up =
+          [&](const RetryGiveUpInfo& info) {
+            switch (info.reason) {
+              case RetryGiveUp::kDeadlinePassed:
+                return GiveUp(info.last, request.what, info.attempts, "the deadline passed");
+              case RetryGiveUp::kRetriesExhausted:
+                break;
+              case RetryGiveUp::kDeadlineNearerThanDelay:
+                return GiveUp(info.last, request.what, info.attempts,
+                              "the call's deadline is nearer than the " + std::to_string(info.delay.count()) +
+                                  " ms retry delay");
+            }
+            return GiveUp(info.last, request.what, info.attempts, "gave up");
+          },
+  };
+  // One GET. The status is left 0 in the attempt: GiveUp reads the code,
+  // which HttpStatusError chose by status.
+  return CallWithRetriesT<LiteratureResponse>(policy, call, [&](Millis budget) {
+    RetryAttempt<LiteratureResponse> attempt;
     budget = std::max(budget, Millis(1));  // 0 would mean "no limit"
     HttpRequest http{.method = "GET",
                      .url = request.url,
                      .connect_timeout = std::min(options_.connect_timeout, budget),
                      .total_timeout = budget,
                      .idle_timeout = budget};
-    ++attempts;
     Result<HttpResponse> response = options_.transport->Send(http, nullptr, ctx.cancel);
-    std::optional<Millis> retry_after;
-    bool retryable = false;
     if (ctx.cancel.cancelled() || (!response.ok() && response.status().code() == StatusCode::kCancelled)) {
-      return Status::Cancelled(request.what + " cancelled");
-    }
-    if (!response.ok()) {
-      last = response.status();
-      retryable = last.code() == StatusCode::kUnavailable || last.code() == StatusCode::kTimeout;
+      attempt.error = Status::Cancelled(request.what + " cancelled");
+    } else if (!response.ok()) {
+      attempt.error = response.status();
+      attempt.retryable = attempt.error.code() == StatusCode::kUnavailable || attempt.error.code() == StatusCode::kTimeout;
     } else if (response->status / 100 != 2) {
-      last = HttpStatusError(*response, request.url);
-      retryable = IsRetryableHttpStatus(response->status);
-      retry_after = RetryAfter(*response);
+      attempt.error = HttpStatusError(*response, request.url);
+      attempt.retryable = IsRetryableHttpStatus(response->status);
+      attempt.retry_after = RetryAfter(*response);
     } else {
       CachedResponse body{.status = response->status,
                           .content_type = response->Header("content-type"),
                           .body = std::move(response->body),
                           .fetched_at = UtcTimestamp()};
-      last = accept ? accept(body) : Status::OK();
-      if (last.ok()) {
+      attempt.error = accept ? accept(body) : Status::OK();
+      if (attempt.error.ok()) {
         if (Result<LiteratureCache*> cache = Cache(); cache.ok() && *cache != nullptr) {
           if (Status s = (*cache)->Put(key, body); !s.ok()) Log().warn("literature cache: {}", s.message());
         }
-        return LiteratureResponse{std::move(body), false};
+        attempt.response = LiteratureResponse{std::move(body), false};
+      } else {
+        attempt.retryable = attempt.error.code() == StatusCode::kResourceExhausted;
       }
-      retryable = last.code() == StatusCode::kResourceExhausted;
     }
-    if (!retryable) return last;
-    if (attempts >= max_attempts) return GiveUp(last, request.what, attempts, "gave up");
-    const Millis delay = retry_after ? std::min(*retry_after, options_.max_backoff) : Backoff(backoff, attempts - 1);
-    if (!ctx.deadline.is_never() && ctx.deadline.remaining() < delay) {
-      return GiveUp(last, request.what, attempts,
-                    "the call's deadline is nearer than the " + std::to_string(delay.count()) + " ms retry delay");
-    }
-    Log().warn("literature {} attempt {} failed ({}), retrying in {} ms: {}", request.what, attempts,
-               StatusCodeName(last.code()), delay.count(), last.message());
-    if (!Wait(delay, ctx)) return stopped("while waiting to retry");
-  }
+    return attempt;
+  });
 }
 
 }  // namespace medreact
