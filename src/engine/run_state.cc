@@ -257,6 +257,10 @@ Json ToJson(const RunState& s) {
               {"trace", TraceJson(s.trace)}};
 }
 
+Json StepRecordToStateJson(const StepRecord& step) { return StepJson(step); }
+
+Result<StepRecord> StepRecordFromStateJson(const Json& json) { return StepFrom(json, "step"); }
+
 Result<RunState> RunStateFromJson(const Json& j) {
   if (!j.is_object()) return Bad("(root)", "an object");
   auto version = Int(j, "version", "", 1, 1'000'000);
