@@ -75,6 +75,11 @@ struct RunState {
 };
 
 Json ToJson(const RunState& state);
+// ToJson without the conversation and the trace's steps (both empty arrays):
+// for a store that keeps those as rows appended as they come, so a checkpoint
+// writes what changed rather than the whole run. Put them back
+// ("messages", "trace"."steps") before RunStateFromJson.
+Json RunStateHeaderToJson(const RunState& state);
 // InvalidArgument naming the field when `json` is not a RunState of a known version.
 Result<RunState> RunStateFromJson(const Json& json);
 

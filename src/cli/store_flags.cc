@@ -105,7 +105,8 @@ std::unique_ptr<RunRecorder> MakeRunRecorder(std::shared_ptr<RunStore> store, Ru
 
 void FinishRecordedRun(RunRecorder* recorder, const RunResult& result, std::ostream& err, const std::string& who) {
   if (!recorder) return;
-  const bool interrupted = InterruptSignal() != 0;
+  // Stopped by Ctrl-C or SIGTERM (the run ends cancelled, status error): resumable.
+  const bool interrupted = InterruptSignal() != 0 && result.status == RunStatus::kError;
   recorder->Finish(result, interrupted);  // a failure was already reported as it happened
   if (interrupted && !recorder->run_id().empty()) {
     err << who << ": the run was interrupted; go on with it with 'medreact runs resume " << recorder->run_id()

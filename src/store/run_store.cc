@@ -51,17 +51,23 @@ CREATE TABLE checkpoints (
   seq      INTEGER NOT NULL,
   phase    TEXT NOT NULL,
   step     INTEGER NOT NULL,
+  messages INTEGER NOT NULL,
+  steps    INTEGER NOT NULL,
   state    TEXT NOT NULL,
   saved_at TEXT NOT NULL
+);
+CREATE TABLE messages (
+  run_id  TEXT NOT NULL,
+  idx     INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
 );
 CREATE TABLE steps (
   run_id TEXT NOT NULL,
   idx    INTEGER NOT NULL,
-  step   INTEGER NOT NULL,
-  kind   TEXT NOT NULL,
   record TEXT NOT NULL,
   PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
+);
 )sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
@@ -217,32 +223,6 @@ struct RunStore::Db {
     return tx.Commit();
   }
 
-  // Inserts the steps of `steps` from position `from` (0-based) on.
-  Status InsertSteps(const std::string& run_id, const std::vector<StepRecord>& steps, size_t from,
-                     bool replace) const {
-    Stmt s(db, replace ? "INSERT OR REPLACE INTO steps(run_id, idx, step, kind, record) VALUES (?1, ?2, ?3, ?4, ?5)"
-                       : "INSERT INTO steps(run_id, idx, step, kind, record) VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!s.ok()) return Error("preparing a statement");
-    for (size_t i = from; i < steps.size(); ++i) {
-      s.Reset();
-      s.Text(1, run_id);
-      s.Int(2, static_cast<int64_t>(i) + 1);
-      s.Int(3, steps[i].index);
-      s.Text(4, steps[i].kind);
-      s.Text(5, DumpJson(StepRecordToStateJson(steps[i])));
-      if (s.Step() != SQLITE_DONE) return Error("storing a step");
-    }
-    return Status::OK();
-  }
-
-  Result<int64_t> CountSteps(const std::string& run_id) const {
-    Stmt s(db, "SELECT count(*) FROM steps WHERE run_id = ?1");
-    if (!s.ok()) return Error("preparing a statement");
-    s.Text(1, run_id);
-    if (s.Step() != SQLITE_ROW) return Error("counting steps");
-    return s.ColInt(0);
-  }
-
   // Marks the run updated; NotFound when it is not stored.
   Status Touch(const std::string& run_id, const std::string& status, const std::string& now) const {
     Stmt s(db, "UPDATE runs SET status = ?2, updated_at = ?3 WHERE id = ?1");
@@ -255,18 +235,88 @@ struct RunStore::Db {
     return Status::OK();
   }
 
+  // The state without its conversation and steps (RunStateHeaderToJson),
+  // and the messages and steps not stored yet: a checkpoint writes what
+  // changed. Both only grow at their end (Agent::Loop), so the stored prefix
+  // is kept; a shorter list (a state from before) cuts the rows back.
   Status PutCheckpoint(const std::string& run_id, const RunState& state, const std::string& now) const {
+    const auto messages = static_cast<int64_t>(state.messages.size());
+    const auto steps = static_cast<int64_t>(state.trace.steps.size());
+    if (Status s = SyncRows("messages", run_id, messages,
+                            [&](int64_t i) { return DumpJson(MessageToStateJson(state.messages[i])); });
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = SyncRows("steps", run_id, steps, [&](int64_t i) { return StepText(state.trace.steps[i]); });
+        !s.ok()) {
+      return s;
+    }
     Stmt s(db,
-           "INSERT INTO checkpoints(run_id, seq, phase, step, state, saved_at) VALUES (?1, 1, ?2, ?3, ?4, ?5) "
+           "INSERT INTO checkpoints(run_id, seq, phase, step, messages, steps, state, saved_at) "
+           "VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7) "
            "ON CONFLICT(run_id) DO UPDATE SET seq = seq + 1, phase = excluded.phase, step = excluded.step, "
-           "state = excluded.state, saved_at = excluded.saved_at");
+           "messages = excluded.messages, steps = excluded.steps, state = excluded.state, "
+           "saved_at = excluded.saved_at");
     if (!s.ok()) return Error("preparing a statement");
     s.Text(1, run_id);
     s.Text(2, PhaseName(state));
     s.Int(3, state.step);
-    s.Text(4, DumpJson(ToJson(state)));
-    s.Text(5, now);
+    s.Int(4, messages);
+    s.Int(5, steps);
+    s.Text(6, DumpJson(RunStateHeaderToJson(state)));
+    s.Text(7, now);
     if (s.Step() != SQLITE_DONE) return Error("saving the checkpoint");
+    return Status::OK();
+  }
+
+  static std::string StepText(const StepRecord& step) { return DumpJson(StepRecordToStateJson(step)); }
+
+  // Makes `table` (messages or steps) hold rows 1..size of the run: cuts
+  // rows past `size`, appends those missing (`text(i)` is row i + 1).
+  Status SyncRows(const std::string& table, const std::string& run_id, int64_t size,
+                  const std::function<std::string(size_t)>& text) const {
+    const bool is_steps = table == "steps";
+    Result<int64_t> stored = Count(is_steps ? "SELECT count(*) FROM steps WHERE run_id = ?1"
+                                            : "SELECT count(*) FROM messages WHERE run_id = ?1",
+                                   run_id);
+    if (!stored.ok()) return stored.status();
+    if (*stored > size) {
+      Stmt cut(db, is_steps ? "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2"
+                            : "DELETE FROM messages WHERE run_id = ?1 AND idx > ?2");
+      if (!cut.ok()) return Error("preparing a statement");
+      cut.Text(1, run_id);
+      cut.Int(2, size);
+      if (cut.Step() != SQLITE_DONE) return Error("storing the " + table);
+      *stored = size;
+    }
+    if (*stored == size) return Status::OK();
+    Stmt add(db, is_steps ? "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)"
+                          : "INSERT OR REPLACE INTO messages(run_id, idx, message) VALUES (?1, ?2, ?3)");
+    if (!add.ok()) return Error("preparing a statement");
+    for (int64_t i = *stored; i < size; ++i) {
+      add.Reset();
+      add.Text(1, run_id);
+      add.Int(2, i + 1);
+      add.Text(3, text(static_cast<size_t>(i)));
+      if (add.Step() != SQLITE_DONE) return Error("storing the " + table);
+    }
+    return Status::OK();
+  }
+
+  // A count of one run's rows.
+  Result<int64_t> Count(const char* sql, const std::string& run_id) const {
+    Stmt s(db, sql);
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    if (s.Step() != SQLITE_ROW) return Error("counting rows");
+    return s.ColInt(0);
+  }
+
+  Status DeleteRows(const char* sql, const std::string& run_id) const {
+    Stmt s(db, sql);
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    if (s.Step() != SQLITE_DONE) return Error("deleting rows");
     return Status::OK();
   }
 
@@ -353,7 +403,6 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   }
   if (first) {
     if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
-    if (Status s = d.InsertSteps(run.id, first->trace.steps, 0, false); !s.ok()) return s;
   }
   return tx.Commit();
 }
@@ -366,11 +415,6 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   if (Status s = d.Touch(run_id, "running", now); !s.ok()) return s;
   if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
-  Result<int64_t> stored = d.CountSteps(run_id);
-  if (!stored.ok()) return stored.status();
-  if (static_cast<size_t>(*stored) < state.trace.steps.size()) {
-    if (Status s = d.InsertSteps(run_id, state.trace.steps, static_cast<size_t>(*stored), false); !s.ok()) return s;
-  }
   return tx.Commit();
 }
 
@@ -389,19 +433,17 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
     s.Text(2, DumpJson(result));
     if (s.Step() != SQLITE_DONE) return d.Error("storing the result");
   }
-  if (Status s = d.InsertSteps(run_id, steps, 0, true); !s.ok()) return s;
-  {
-    Stmt s(d.db, "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2");
-    if (!s.ok()) return d.Error("preparing a statement");
-    s.Text(1, run_id);
-    s.Int(2, static_cast<int64_t>(steps.size()));
-    if (s.Step() != SQLITE_DONE) return d.Error("storing the steps");
+  // The final steps replace those stored (the end adds notes, a fallback step).
+  if (Status s = d.DeleteRows("DELETE FROM steps WHERE run_id = ?1", run_id); !s.ok()) return s;
+  if (Status s = d.SyncRows("steps", run_id, static_cast<int64_t>(steps.size()),
+                            [&](size_t i) { return Db::StepText(steps[i]); });
+      !s.ok()) {
+    return s;
   }
   if (status != "interrupted") {
-    Stmt s(d.db, "DELETE FROM checkpoints WHERE run_id = ?1");
-    if (!s.ok()) return d.Error("preparing a statement");
-    s.Text(1, run_id);
-    if (s.Step() != SQLITE_DONE) return d.Error("dropping the checkpoint");
+    for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
+      if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
+    }
   }
   return tx.Commit();
 }
@@ -491,16 +533,63 @@ Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const
 
 Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  Stmt s(db_->db, "SELECT state FROM checkpoints WHERE run_id = ?1");
-  if (!s.ok()) return db_->Error("preparing a statement");
-  s.Text(1, run_id);
-  const int rc = s.Step();
-  if (rc == SQLITE_DONE) return std::optional<RunState>();
-  if (rc != SQLITE_ROW) return db_->Error("reading the checkpoint of run '" + run_id + "'");
   const std::string what = "the checkpoint of run '" + run_id + "'";
-  Result<Json> j = db_->JsonColumn(s, 0, what);
-  if (!j.ok()) return j.status();
-  Result<RunState> state = RunStateFromJson(*j);
+  Json j;
+  int64_t count = 0, step_count = 0;
+  {
+    Stmt s(db_->db, "SELECT state, messages, steps FROM checkpoints WHERE run_id = ?1");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    const int rc = s.Step();
+    if (rc == SQLITE_DONE) return std::optional<RunState>();
+    if (rc != SQLITE_ROW) return db_->Error("reading " + what);
+    Result<Json> header = db_->JsonColumn(s, 0, what);
+    if (!header.ok()) return header.status();
+    if (!header->is_object() || !(*header)["trace"].is_object()) return db_->Damaged(what + " is not a run state");
+    j = std::move(*header);
+    count = s.ColInt(1);
+    step_count = s.ColInt(2);
+  }
+  // The conversation and the steps back in, as RunStateFromJson reads them.
+  Json messages = Json::array();
+  {
+    Stmt s(db_->db, "SELECT message FROM messages WHERE run_id = ?1 AND idx <= ?2 ORDER BY idx");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Int(2, count);
+    for (int rc = s.Step();; rc = s.Step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return db_->Error("reading the conversation of run '" + run_id + "'");
+      Result<Json> m = db_->JsonColumn(s, 0, "a message of run '" + run_id + "'");
+      if (!m.ok()) return m.status();
+      messages.push_back(std::move(*m));
+    }
+  }
+  if (static_cast<int64_t>(messages.size()) != count) {
+    return db_->Damaged(what + " has " + std::to_string(messages.size()) + " of its " + std::to_string(count) +
+                        " messages");
+  }
+  Json steps = Json::array();
+  {
+    Stmt s(db_->db, "SELECT record FROM steps WHERE run_id = ?1 AND idx <= ?2 ORDER BY idx");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Int(2, step_count);
+    for (int rc = s.Step();; rc = s.Step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return db_->Error("reading the steps of run '" + run_id + "'");
+      Result<Json> step = db_->JsonColumn(s, 0, "a step of run '" + run_id + "'");
+      if (!step.ok()) return step.status();
+      steps.push_back(std::move(*step));
+    }
+  }
+  if (static_cast<int64_t>(steps.size()) != step_count) {
+    return db_->Damaged(what + " has " + std::to_string(steps.size()) + " of its " + std::to_string(step_count) +
+                        " steps");
+  }
+  j["messages"] = std::move(messages);
+  j["trace"]["steps"] = std::move(steps);
+  Result<RunState> state = RunStateFromJson(j);
   if (!state.ok()) return db_->Damaged(what + ": " + state.status().message());
   return std::optional<RunState>(std::move(*state));
 }
@@ -527,14 +616,10 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
     }
   }
   if (filter.dry_run) return ids;
-  for (const char* sql : {"DELETE FROM steps WHERE run_id = ?1", "DELETE FROM checkpoints WHERE run_id = ?1",
-                          "DELETE FROM runs WHERE id = ?1"}) {
-    Stmt s(d.db, sql);
-    if (!s.ok()) return d.Error("preparing a statement");
-    for (const std::string& id : ids) {
-      s.Reset();
-      s.Text(1, id);
-      if (s.Step() != SQLITE_DONE) return d.Error("deleting run '" + id + "'");
+  for (const std::string& id : ids) {
+    for (const char* sql : {"DELETE FROM steps WHERE run_id = ?1", "DELETE FROM checkpoints WHERE run_id = ?1",
+                            "DELETE FROM messages WHERE run_id = ?1", "DELETE FROM runs WHERE id = ?1"}) {
+      if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
     }
   }
   if (Status s = tx.Commit(); !s.ok()) return s;

@@ -1,15 +1,17 @@
 // RunStore: the durable record of agent runs (issue 14), one SQLite file.
 //
-// Three tables. `runs`: one row per run (id = the trace's run_id, the app,
+// Four tables. `runs`: one row per run (id = the trace's run_id, the app,
 // the inputs that rebuild it, the model it used, its status, timestamps, and
-// its result once it ended). `checkpoints`: the latest RunState of each run
-// and how many were taken; only the latest is kept, because a RunState is
-// cumulative (it holds the whole conversation and every step so far), so an
-// older one adds nothing a resume needs. `steps`: one row per completed step
-// (the trace's step record), appended as steps complete, so `runs show`
-// reads a run without parsing its state. Every SaveCheckpoint is one
-// transaction: a run's state, its new steps and its `updated_at` change
-// together or not at all.
+// its result once it ended). `checkpoints`: the latest RunState of each run,
+// without its conversation and steps, and how many checkpoints were taken;
+// only the latest is kept, because a RunState is cumulative, so an older one
+// adds nothing a resume needs. `messages`: the run's conversation, one row
+// per message; `steps`: one row per completed step (the trace's step
+// record). Both only grow at their end, so a checkpoint appends the rows that
+// are new and rewrites only the small rest: its cost does not grow with the
+// run. `runs show` reads steps without parsing a state. Every SaveCheckpoint
+// is one transaction: a run's state, its new rows and its `updated_at`
+// change together or not at all.
 //
 // Durability. The file is in WAL mode with `synchronous=NORMAL`: a commit is
 // in the operating system's hands when SaveCheckpoint returns, so a killed
@@ -115,14 +117,15 @@ class RunStore {
   // `first` is given, its first checkpoint in the same transaction.
   // InvalidArgument when the id is empty or already stored.
   Status CreateRun(const RunRecord& run, const RunState* first = nullptr);
-  // Replaces the run's checkpoint with `state`, appends the steps of
-  // state.trace not stored yet and marks the run `running`; one transaction.
+  // Replaces the run's checkpoint with `state` (appending the messages and
+  // steps not stored yet) and marks the run `running`; one transaction.
   // NotFound when the run is not stored.
   Status SaveCheckpoint(const std::string& run_id, const RunState& state);
   // Records the end: status, result, updated_at, and the final trace's steps
   // (replacing those stored: the end adds notes and the fallback step). The
-  // checkpoint is dropped unless the status is `interrupted` (nothing
-  // resumes an ended run; its steps and result stay). NotFound as above.
+  // checkpoint and the conversation are dropped unless the status is
+  // `interrupted` (nothing resumes an ended run; its steps and result stay).
+  // NotFound as above.
   Status FinishRun(const std::string& run_id, const std::string& status, const Json& result,
                    const std::vector<StepRecord>& steps);
 
