@@ -58,7 +58,8 @@ struct ListFlags {
 int RunList(const ListFlags& flags) {
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
   if (!store.ok()) return Fail(store.status().message());
-  Result<std::vector<RunRecord>> runs = (*store)->List({.app = flags.app, .status = flags.status, .limit = flags.limit});
+  Result<std::vector<RunRecord>> runs =
+      (*store)->List({.app = flags.app, .status = flags.status, .limit = flags.limit});
   if (!runs.ok()) return Fail(runs.status().message());
   if (flags.json) {
     Json out = Json::array();
@@ -117,7 +118,8 @@ int RunShow(const ShowFlags& flags) {
             << "message:  " << Preview(StringOr(r.inputs, "message"), 200) << "\n";
   if (r.result.is_object()) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
-    if (!StringOr(r.result, "error").empty()) std::cout << "stopped:  " << Printable(StringOr(r.result, "error")) << "\n";
+    const std::string error = StringOr(r.result, "error");
+    if (!error.empty()) std::cout << "stopped:  " << Printable(error) << "\n";
   }
   for (const StepRecord& s : *steps) {
     std::cout << "step " << s.index << (s.kind == "fallback" ? " (fallback synthesis)" : "") << "\n";
@@ -270,7 +272,8 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   s->callback([show, exit_code] { *exit_code = RunShow(*show); });
 
   auto resume = std::make_shared<ResumeFlags>();
-  CLI::App* r = runs->add_subcommand("resume", "go on with a run that was killed or interrupted, from its last checkpoint");
+  CLI::App* r =
+      runs->add_subcommand("resume", "go on with a run that was killed or interrupted, from its last checkpoint");
   AddStorePathFlag(r, &resume->store);
   r->add_option("run_id", resume->run_id, "the run's id (see 'medreact runs list')")->required();
   AddModelFlags(r, &resume->model);

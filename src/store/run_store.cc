@@ -116,7 +116,9 @@ Status MakeFolders(const fs::path& dir, const std::string& path) {
   return Status::OK();
 }
 
-std::string PhaseName(const RunState& state) { return state.phase == RunState::Phase::kInTurn ? "in_turn" : "between_steps"; }
+std::string PhaseName(const RunState& state) {
+  return state.phase == RunState::Phase::kInTurn ? "in_turn" : "between_steps";
+}
 
 }  // namespace
 
@@ -204,8 +206,9 @@ struct RunStore::Db {
                                           "a run store or of a new file");
       }
     } else if (*app != kApplicationId) {
-      return Status::FailedPrecondition(Where() + " is a SQLite database but not a medreact run store (application id " +
-                                        std::to_string(*app) + "); give the path of a run store or of a new file");
+      return Status::FailedPrecondition(
+          Where() + " is a SQLite database but not a medreact run store (application id " + std::to_string(*app) +
+          "); give the path of a run store or of a new file");
     }
     if (*version > RunStore::kSchemaVersion) {
       return Status::FailedPrecondition(Where() + " was written by a newer medreact (schema version " +

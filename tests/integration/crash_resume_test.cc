@@ -245,8 +245,8 @@ TEST(RunsCommandTest, ChatRecordsIntoTheDefaultStoreUnlessToldNotTo) {
   ASSERT_TRUE(mock.ok());
   TempDir dir;
   const std::string default_store = dir.File("data/medreact/runs.sqlite");
-  testing::ProcessResult off = RunCommand(
-      {MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--no-store", "hi"}, {{"XDG_DATA_HOME", dir.File("data")}});
+  testing::ProcessResult off = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--no-store", "hi"},
+                                          {{"XDG_DATA_HOME", dir.File("data")}});
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_FALSE(std::filesystem::exists(default_store));
   testing::ProcessResult on = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "hi"},
