@@ -628,7 +628,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
   if (Status s = tx.Begin(); !s.ok()) return s;
   std::vector<std::string> ids;
   {
-    Stmt s(d.db, "SELECT id, status FROM runs WHERE updated_at < ?1 ORDER BY updated_at, id");
+    Stmt s(d.db, "SELECT id, status FROM runs WHERE updated_at <= ?1 ORDER BY updated_at, id");
     if (!s.ok()) return d.Error("preparing a statement");
     s.Text(1, StoreTimestamp(filter.updated_before));
     for (int rc = s.Step();; rc = s.Step()) {

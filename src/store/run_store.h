@@ -89,7 +89,8 @@ struct RunFilter {
 };
 
 struct PruneFilter {
-  // Runs last updated before this. Default: now (every run of the statuses).
+  // Runs last updated at or before this (to the second). Default: now
+  // (every run of the statuses).
   std::chrono::system_clock::time_point updated_before = std::chrono::system_clock::now();
   // The statuses to prune; empty = every status but `running` (a run that
   // may still be going, or was killed and can be resumed).

@@ -312,8 +312,9 @@ TEST(RunStateTest, ANonIdempotentCallInFlightAtTheStopIsNotRunAgainAndTheModelIs
   EXPECT_TRUE(r.trace.steps[0].tool_results[1].ok);
   ASSERT_FALSE(r.trace.steps[0].notes.empty());
   EXPECT_NE(r.trace.steps[0].notes[0].find("not run again"), std::string::npos);
-  ASSERT_EQ(model->requests().size(), 1u);
-  const std::vector<Message>& sent = model->requests()[0].messages;
+  const std::vector<ModelRequest> requests = model->requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const std::vector<Message>& sent = requests[0].messages;
   bool told = false;
   for (const Message& m : sent) {
     told = told || (m.role == Role::kTool && m.content.rfind("Error: this call was interrupted", 0) == 0);
