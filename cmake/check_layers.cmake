@@ -4,7 +4,10 @@
 # may include, with #include "...", only headers of its own layer and of the
 # layers below it:
 #   core ← llm ← engine ← tools ← apps ← cli
-# and beside the stack: eval (over tools) and mockllm (over core), which only
+#                engine ← store ← apps
+# (store, the durable run store, is over engine and under apps and cli; tools
+# never need it) and beside the stack: eval (over tools) and mockllm (over
+# core), which only
 # the CLI and the mock server's binary may use. A violation stops the build
 # with the file, the line and the rule it breaks.
 
@@ -23,13 +26,14 @@ set(PUBLIC_engine tool tool_registry json_schema events trace agent run_state gr
 set(MAY_core core)
 set(MAY_llm core llm)
 set(MAY_engine core llm engine)
+set(MAY_store core llm engine store)
 set(MAY_tools core llm engine tools)
-set(MAY_apps core llm engine tools apps)
+set(MAY_apps core llm engine store tools apps)
 set(MAY_eval core llm engine tools eval)
 set(MAY_mockllm core mockllm)
-set(MAY_cli core llm engine tools apps eval cli)
+set(MAY_cli core llm engine store tools apps eval cli)
 
-set(KNOWN_LAYERS core llm engine tools apps eval mockllm cli)
+set(KNOWN_LAYERS core llm engine store tools apps eval mockllm cli)
 
 # The layer of an #include "..." target, or "" when it is not one of ours.
 function(layer_of_include path out)
@@ -107,7 +111,7 @@ foreach(dir IN LISTS stray)
 endforeach()
 
 if(NOT problems STREQUAL "")
-  message(FATAL_ERROR "layer rule broken (core ← llm ← engine ← tools ← apps ← cli; eval over tools, mockllm over core):${problems}")
+  message(FATAL_ERROR "layer rule broken (core ← llm ← engine ← tools ← apps ← cli; store over engine, under apps; eval over tools, mockllm over core):${problems}")
 endif()
 if(files_checked EQUAL 0)
   message(FATAL_ERROR "check_layers.cmake: no files under ${ROOT}/src: wrong ROOT?")

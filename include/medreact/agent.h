@@ -103,11 +103,13 @@ struct AgentOptions {
   // corrections are steps of one run, one trace.) Default: none.
   std::function<AnswerCheck(const std::string& answer, const Json& final_fields)> check_answer;
   int max_answer_retries = 2;        // Default: 2
-  // The checkpoint port: called with the loop's whole state after every step
-  // and after every finished tool call, on the thread running the loop; a
-  // durable store saves it and Agent::Resume() goes on from it. Building the
-  // state copies the conversation, so leave it empty unless you keep them.
-  // Default: none.
+  // The checkpoint port: called with the loop's whole state when the run
+  // starts (step 0, before the first model call), when a model reply's tool
+  // calls are about to run, after every finished tool call (before its
+  // tool_finished event) and after every step (before step_finished), on the
+  // thread running the loop; a durable store saves it and Agent::Resume()
+  // goes on from it. Building the state copies the conversation, so leave it
+  // empty unless you keep them. Default: none.
   std::function<void(const RunState&)> on_checkpoint;
   // Cancelling this token (from any thread, or from a signal handler: it is
   // one lock-free atomic store) stops the run as Agent::Cancel() does; one
@@ -161,7 +163,11 @@ class Agent {
 
   // Goes on from a checkpoint (AgentOptions::on_checkpoint) of a run made
   // with the same tools and options: ends as that run would have ended
-  // uninterrupted. The time already used counts against `timeout`.
+  // uninterrupted. The time already used counts against `timeout`. A call
+  // that was in flight at the checkpoint (a turn's call without a result) is
+  // run again when its tool is idempotent (ToolSpec::idempotent); otherwise
+  // it is not, and its result is an error telling the model the call was
+  // interrupted and may or may not have taken effect.
   // REQUIRES: state() == kIdle.
   RunResult Resume(const RunState& state);
 

@@ -2,11 +2,13 @@
 // as a value that serialises to JSON and back (the durable run store keeps
 // these; Agent::Resume continues from one).
 //
-// A state is taken after every step (phase kBetweenSteps) and after every
-// finished tool call of a turn (phase kInTurn: the turn's assistant message,
-// its step record so far, and the results that are in). Resuming re-runs only
-// the calls of that turn that had not finished, then goes on as the
-// uninterrupted run would have: same messages, same step numbers, same
+// A state is taken when the run starts and after every step (phase
+// kBetweenSteps), and when a turn's tool calls start and after every finished
+// tool call of a turn (phase kInTurn: the turn's assistant message, its step
+// record so far, and the results that are in). Resuming re-runs only the
+// calls of that turn that had not finished (those of a non-idempotent tool
+// are not re-run: they get an "interrupted" error result), then goes on as
+// the uninterrupted run would have: same messages, same step numbers, same
 // budgets left, same loop-detector memory. Tool calls that had finished are
 // never run twice.
 //
@@ -73,6 +75,11 @@ struct RunState {
 };
 
 Json ToJson(const RunState& state);
+// ToJson without the conversation and the trace's steps (both empty arrays):
+// for a store that keeps those as rows appended as they come, so a checkpoint
+// writes what changed rather than the whole run. Put them back
+// ("messages", "trace"."steps") before RunStateFromJson.
+Json RunStateHeaderToJson(const RunState& state);
 // InvalidArgument naming the field when `json` is not a RunState of a known version.
 Result<RunState> RunStateFromJson(const Json& json);
 
@@ -80,6 +87,9 @@ Result<RunState> RunStateFromJson(const Json& json);
 Json MessageToStateJson(const Message& message);
 Result<Message> MessageFromStateJson(const Json& json);
 Result<RunTrace> RunTraceFromJson(const Json& json);
+// One step of a trace, in the state's form (every field, for stores).
+Json StepRecordToStateJson(const StepRecord& step);
+Result<StepRecord> StepRecordFromStateJson(const Json& json);
 
 }  // namespace medreact
 

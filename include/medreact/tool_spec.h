@@ -24,6 +24,13 @@ struct ToolSpec {
   std::string name;         // ^[a-zA-Z0-9_-]{1,64}$ (OpenAI's rule)
   std::string description;  // for the model
   Json parameters = Json{{"type", "object"}, {"properties", Json::object()}};  // JSON Schema
+  // Whether running a call twice does no harm (a lookup, a calculation).
+  // Set false for a tool with side effects (it writes, sends, orders): a
+  // call of it that was in flight when a run stopped (a crash, kill -9) is
+  // not run again on resume; the model is told it was interrupted and may or
+  // may not have taken effect (Agent::Resume). Not sent to the model.
+  // Default: true
+  bool idempotent = true;
 };
 
 class ToolSpecList {

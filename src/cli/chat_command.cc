@@ -20,6 +20,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/store_flags.h"
 #include "tools/imaging/image_store.h"
 
 namespace medreact::cli {
@@ -50,6 +51,7 @@ struct ChatFlags {
   std::optional<int> max_tokens;
   std::string trace_path;
   std::string events_path;
+  StoreFlags store;
 };
 
 int RunChatCommand(const ChatFlags& flags) {
@@ -103,6 +105,9 @@ int RunChatCommand(const ChatFlags& flags) {
     if (!text.ok()) return fail(text.status().message());
     options.system_prompt = *text;
   }
+  Result<std::shared_ptr<RunStore>> store =
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; });
+  if (!store.ok()) return fail(store.status().message());
   // Last: the event log is created only once nothing can be refused any more.
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return fail(reporter.status().message());
@@ -117,8 +122,20 @@ int RunChatCommand(const ChatFlags& flags) {
   options.max_tokens = flags.max_tokens;
   options.cancel = InstallInterruptHandlers();
   options.on_event = (*reporter)->sink();
+  // The run store: a checkpoint after every step and tool call (medreact runs resume).
+  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
+      *store,
+      {.app = "chat",
+       .inputs = ChatInputsToJson({.message = message, .packs = SplitPackList(flags.tools),
+                                   .context = {.fhir_path = flags.fhir_path, .as_of = flags.as_of,
+                                               .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path},
+                                   .options = options}),
+       .model = StoredModelJson(flags.model)},
+      std::cerr, "medreact chat");
+  if (recorder) options.on_checkpoint = recorder->Hook();
 
   RunResult result = RunChat(*model, *tools, std::move(request), options);
+  FinishRecordedRun(recorder.get(), result, std::cerr, "medreact chat");
 
   if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
     std::cerr << "medreact chat: " << s.message() << "\n";
@@ -186,6 +203,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
   chat->add_option("--trace", flags->trace_path, "write the run trace (JSON) to this file");
   chat->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
+  AddStoreFlags(chat, &flags->store);
   chat->callback([flags, exit_code] { *exit_code = RunChatCommand(*flags); });
 }
 

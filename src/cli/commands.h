@@ -23,6 +23,7 @@ void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddResearchCommand(CLI::App& app, int* exit_code);
 void AddDicomCommand(CLI::App& app, int* exit_code);
+void AddRunsCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

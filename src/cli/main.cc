@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddEvalCommand(app, &exit_code);
   medreact::cli::AddResearchCommand(app, &exit_code);
   medreact::cli::AddDicomCommand(app, &exit_code);
+  medreact::cli::AddRunsCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -63,6 +63,10 @@ class Agent::Loop {
   // Loads a checkpoint; returns how its last step ended (for kInTurn: after
   // finishing that turn's calls).
   StepOutcome Restore(const RunState& state);
+  // The calls of a resumed turn that were in flight when the run stopped
+  // (no result in `finished`) and whose tool is not idempotent: each gets an
+  // error result saying it was interrupted, instead of running again.
+  void InterruptedCalls(const Message& turn, StepRecord& rec, std::map<size_t, ToolResultRecord>& finished) const;
   StepOutcome Step();
   // act(): the turn's calls (those in `finished` are not run again), then
   // the finishing-tool check, loop detection and budgets; records the step.
@@ -301,6 +305,11 @@ void Agent::Loop::Start() {
   user.images = request_.images;
   messages_.push_back(std::move(user));
 
+  // A checkpoint before anything is asked: a store knows the run (its id,
+  // its input) from the start, and a run stopped during its first model call
+  // resumes from here. Before run_started, so an event log that shows the
+  // start implies the checkpoint was taken.
+  Checkpoint(StepOutcome::kContinue);
   Emit({.type = EventType::kRunStarted,
         .data = Json{{"model", trace_.model},
                      {"protocol", trace_.protocol},
@@ -380,6 +389,10 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
     return EndStep(std::move(rec), step_start, AfterTools(assistant, rec));
   }
   messages_.push_back(assistant);
+  // A checkpoint before the turn's calls start: a run stopped while they run
+  // resumes this turn (the same calls, not a new model reply), and knows
+  // which calls were in flight (those without a result).
+  if (options_.on_checkpoint) CheckpointInTurn(assistant, rec, step_start, {});
   return Act(assistant, std::move(rec), step_start, {});
 }
 
@@ -438,10 +451,13 @@ Agent::Loop::StepOutcome Agent::Loop::Act(const Message& assistant, StepRecord r
 Agent::Loop::StepOutcome Agent::Loop::EndStep(StepRecord rec, SteadyClock::time_point step_start,
                                               StepOutcome outcome) {
   rec.elapsed_ms = MsSince(step_start);
-  Emit({.type = EventType::kStepFinished, .step = step_, .elapsed_ms = rec.elapsed_ms,
-        .data = Json{{"usage", ToJson(rec.usage)}}});
+  const double elapsed_ms = rec.elapsed_ms;
+  const Usage usage = rec.usage;
   trace_.steps.push_back(std::move(rec));
+  // Checkpoint first: a step reported finished is one a store has kept.
   Checkpoint(outcome);
+  Emit({.type = EventType::kStepFinished, .step = step_, .elapsed_ms = elapsed_ms,
+        .data = Json{{"usage", ToJson(usage)}}});
   return outcome;
 }
 
@@ -564,12 +580,33 @@ Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
     const auto step_start = SteadyClock::now() - std::chrono::duration_cast<SteadyClock::duration>(
                                                      std::chrono::duration<double, std::milli>(
                                                          state.turn_record.elapsed_ms));
-    return Act(state.turn, state.turn_record, step_start, state.turn_results);
+    StepRecord rec = state.turn_record;
+    std::map<size_t, ToolResultRecord> finished = state.turn_results;
+    InterruptedCalls(state.turn, rec, finished);
+    return Act(state.turn, std::move(rec), step_start, std::move(finished));
   }
   if (state.outcome == "answered") return StepOutcome::kAnswered;
   if (state.outcome == "model_failed") return StepOutcome::kModelFailed;
   if (state.outcome == "limit") return Limit(RunStatusFromName(state.limit_status), state.limit_reason);
   return StepOutcome::kContinue;
+}
+
+void Agent::Loop::InterruptedCalls(const Message& turn, StepRecord& rec,
+                                   std::map<size_t, ToolResultRecord>& finished) const {
+  for (size_t i = 0; i < turn.tool_calls.size(); ++i) {
+    const ToolCall& call = turn.tool_calls[i];
+    if (finished.count(i)) continue;
+    const Tool* tool = agent_.tools_->Find(call.name);
+    if (!tool || tool->spec().idempotent) continue;  // safe to run again (an unknown tool fails anyway)
+    finished[i] = ToolResultRecord{
+        .tool_call_id = call.id,
+        .name = call.name,
+        .ok = false,
+        .error = "this call was interrupted when the run stopped; it may or may not have taken effect — "
+                 "check before calling it again"};
+    rec.notes.push_back("call " + call.id + " (" + call.name +
+                        ") was in flight when the run stopped; not run again (the tool is not idempotent)");
+  }
 }
 
 // After a turn that did not answer: loop detection, then the budgets.

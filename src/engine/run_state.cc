@@ -129,9 +129,11 @@ Result<StepRecord> StepFrom(const Json& j, const std::string& where) {
   return s;
 }
 
-Json TraceJson(const RunTrace& t) {
+Json TraceJson(const RunTrace& t, bool with_steps = true) {
   Json steps = Json::array();
-  for (const StepRecord& s : t.steps) steps.push_back(StepJson(s));
+  if (with_steps) {
+    for (const StepRecord& s : t.steps) steps.push_back(StepJson(s));
+  }
   return Json{{"run_id", t.run_id}, {"status", t.status}, {"answer", t.answer}, {"error", t.error}, {"final_fields", t.final_fields},
               {"model", t.model}, {"protocol", t.protocol}, {"started_at", t.started_at},
               {"elapsed_ms", t.elapsed_ms}, {"usage", UsageJson(t.usage)}, {"input", t.input},
@@ -226,15 +228,24 @@ Result<RunTrace> RunTraceFromJson(const Json& j) {
 }
 
 Json ToJson(const RunState& s) {
+  Json j = RunStateHeaderToJson(s);
   Json messages = Json::array();
   for (const Message& m : s.messages) messages.push_back(MessageToStateJson(m));
+  j["messages"] = std::move(messages);
+  Json steps = Json::array();
+  for (const StepRecord& step : s.trace.steps) steps.push_back(StepJson(step));
+  j["trace"]["steps"] = std::move(steps);
+  return j;
+}
+
+Json RunStateHeaderToJson(const RunState& s) {
   Json counts = Json::object();
   for (const auto& [k, v] : s.loop_counts) counts[k] = v;
   Json results = Json::object();
   for (const auto& [i, r] : s.turn_results) results[std::to_string(i)] = RecordJson(r);
   return Json{{"version", RunState::kVersion},
               {"phase", PhaseName(s.phase)},
-              {"messages", std::move(messages)},
+              {"messages", Json::array()},
               {"step", s.step},
               {"tool_calls", s.tool_calls},
               {"usage", UsageJson(s.usage)},
@@ -254,8 +265,12 @@ Json ToJson(const RunState& s) {
               {"answer_rejections", s.answer_rejections},
               {"answer_accepted", s.answer_accepted},
               {"answer_feedback", s.answer_feedback},
-              {"trace", TraceJson(s.trace)}};
+              {"trace", TraceJson(s.trace, /*with_steps=*/false)}};
 }
+
+Json StepRecordToStateJson(const StepRecord& step) { return StepJson(step); }
+
+Result<StepRecord> StepRecordFromStateJson(const Json& json) { return StepFrom(json, "step"); }
 
 Result<RunState> RunStateFromJson(const Json& j) {
   if (!j.is_object()) return Bad("(root)", "an object");

@@ -126,10 +126,11 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
       lock.unlock();
       for (size_t i : finished_now) {
         const CallSlot& slot = state->slots[i];
+        // The checkpoint first: a call reported finished is one a store has kept.
+        if (options.on_result) options.on_result(i, RecordOf(slot));
         emit({.type = EventType::kToolFinished, .step = options.step, .text = slot.result.ObservationText(),
               .tool_name = slot.call.name, .tool_call_id = slot.call.id, .ok = slot.result.ok,
               .elapsed_ms = slot.elapsed_ms});
-        if (options.on_result) options.on_result(i, RecordOf(slot));
       }
       lock.lock();
       continue;  // look again: more may have finished meanwhile

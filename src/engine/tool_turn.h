@@ -39,7 +39,8 @@ struct ToolTurnOptions {
   // run again; their records are returned as they are.
   std::map<size_t, ToolResultRecord> finished;
   // Called on the calling thread as each call's result comes in (not for
-  // `finished` ones), with its index: the agent's checkpoint after every tool call.
+  // `finished` ones), with its index, before that call's tool_finished event:
+  // the agent's checkpoint after every tool call.
   std::function<void(size_t index, const ToolResultRecord& record)> on_result;
 };
 

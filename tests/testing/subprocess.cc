@@ -16,14 +16,30 @@ extern char** environ;
 namespace medreact::testing {
 namespace {
 
+// Where the children's default run store goes (XDG_DATA_HOME): a folder of
+// this test process, so no test writes runs into the real home directory.
+const std::string& TestDataHome() {
+  static const TempDir dir;
+  return dir.path();
+}
+
 std::vector<std::string> ChildEnvironment(const EnvList& extra) {
+  auto given = [&extra](const std::string& key) {
+    for (const auto& [k, v] : extra) {
+      if (k == key) return true;
+    }
+    return false;
+  };
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     if (kv.rfind("MEDREACT_", 0) == 0) continue;  // tests set what they need
+    if (given(kv.substr(0, kv.find('=')))) continue;  // the test's value wins (getenv takes the first)
+    if (kv.rfind("XDG_DATA_HOME=", 0) == 0) continue;
     env.push_back(kv);
   }
   for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  if (!given("XDG_DATA_HOME")) env.push_back("XDG_DATA_HOME=" + TestDataHome());
   return env;
 }
 

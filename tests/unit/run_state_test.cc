@@ -11,6 +11,7 @@
 
 #include "medreact/agent.h"
 #include "medreact/run_state.h"
+#include "testing/fake_model.h"
 
 namespace medreact {
 namespace {
@@ -234,6 +235,104 @@ TEST(AnswerCheckTest, AFinishingToolsRejectedAnswerIsItsErrorResultAndTheRunGoes
   EXPECT_FALSE(r.trace.steps[0].tool_results[0].ok);
   EXPECT_EQ(r.messages[3].role, Role::kTool);
   EXPECT_EQ(r.messages[3].content, "Error: The answer must say 'final'.");
+}
+
+// A tool with a side effect (`send_order`, idempotent unless said otherwise
+// by the test) and a lookup (`add`), each counting its runs.
+std::shared_ptr<ToolRegistry> SideEffectTools(bool send_is_idempotent, std::shared_ptr<std::atomic<int>> sends,
+                                              std::shared_ptr<std::atomic<int>> adds) {
+  auto registry = std::make_shared<ToolRegistry>();
+  EXPECT_TRUE(registry
+                  ->Register(MakeFunctionTool({.name = "send_order", .description = "sends an order",
+                                               .idempotent = send_is_idempotent},
+                                              [sends](const Json&, const ToolContext&) {
+                                                ++*sends;
+                                                return ToolResult::Ok("sent");
+                                              }))
+                  .ok());
+  EXPECT_TRUE(registry
+                  ->Register(MakeFunctionTool({.name = "add", .description = "adds"},
+                                              [adds](const Json&, const ToolContext&) {
+                                                ++*adds;
+                                                return ToolResult::Ok("3");
+                                              }))
+                  .ok());
+  return registry;
+}
+
+TEST(RunStateTest, ANonIdempotentCallInFlightAtTheStopIsNotRunAgainAndTheModelIsTold) {
+  // The run: one turn calling send_order then add, then an answer. Its
+  // checkpoints include the turn's start (no result in yet) and the turn
+  // after send_order's result (add in flight).
+  auto sends = std::make_shared<std::atomic<int>>(0), adds = std::make_shared<std::atomic<int>>(0);
+  auto first = std::make_shared<testing::FakeModel>();
+  first->PushCalls({{"send_order", "{}"}, {"add", "{}"}});
+  first->PushText("Ordered.");
+  std::vector<RunState> checkpoints;
+  AgentOptions options;
+  options.max_parallel_tools = 1;  // results in call order
+  options.on_checkpoint = [&](const RunState& s) { checkpoints.push_back(s); };
+  Agent agent(first, SideEffectTools(false, sends, adds), options);
+  ASSERT_EQ(agent.Run({.message = "order it"}).status, RunStatus::kFinished);
+  ASSERT_EQ(sends->load(), 1);
+  const RunState* turn_start = nullptr;
+  const RunState* after_send = nullptr;
+  for (const RunState& s : checkpoints) {
+    if (s.phase != RunState::Phase::kInTurn) continue;
+    if (s.turn_results.empty() && !turn_start) turn_start = &s;
+    if (s.turn_results.size() == 1 && !after_send) after_send = &s;
+  }
+  ASSERT_TRUE(turn_start && after_send);
+  ASSERT_EQ(checkpoints.front().step, 0);  // one before the first model call too
+  ASSERT_EQ(checkpoints.front().phase, RunState::Phase::kBetweenSteps);
+
+  auto resume = [&](const RunState& at, bool send_is_idempotent, std::shared_ptr<testing::FakeModel> model) {
+    Result<RunState> state = RunStateFromJson(*ParseJson(DumpJson(ToJson(at))));  // as a store keeps it
+    EXPECT_TRUE(state.ok());
+    sends->store(0);
+    adds->store(0);
+    model->PushText("Ordered.");
+    Agent again(model, SideEffectTools(send_is_idempotent, sends, adds), {.max_parallel_tools = 1});
+    return again.Resume(*state);
+  };
+
+  // Stopped with both calls in flight: send_order is not run again, add is;
+  // the model reads that the order may or may not have gone out.
+  auto model = std::make_shared<testing::FakeModel>();
+  RunResult r = resume(*turn_start, false, model);
+  EXPECT_EQ(r.status, RunStatus::kFinished);
+  EXPECT_EQ(sends->load(), 0);
+  EXPECT_EQ(adds->load(), 1);
+  ASSERT_EQ(r.trace.steps.size(), 2u);
+  const ToolResultRecord& interrupted = r.trace.steps[0].tool_results[0];
+  EXPECT_FALSE(interrupted.ok);
+  EXPECT_EQ(interrupted.error,
+            "this call was interrupted when the run stopped; it may or may not have taken effect — check before "
+            "calling it again");
+  EXPECT_TRUE(r.trace.steps[0].tool_results[1].ok);
+  ASSERT_FALSE(r.trace.steps[0].notes.empty());
+  EXPECT_NE(r.trace.steps[0].notes[0].find("not run again"), std::string::npos);
+  const std::vector<ModelRequest> requests = model->requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const std::vector<Message>& sent = requests[0].messages;
+  bool told = false;
+  for (const Message& m : sent) {
+    told = told || (m.role == Role::kTool && m.content.rfind("Error: this call was interrupted", 0) == 0);
+  }
+  EXPECT_TRUE(told);
+  EXPECT_TRUE(model->history_errors().empty());
+
+  // Stopped after send_order finished: it is not run again either way; add is.
+  r = resume(*after_send, false, std::make_shared<testing::FakeModel>());
+  EXPECT_EQ(sends->load(), 0);
+  EXPECT_EQ(adds->load(), 1);
+  EXPECT_TRUE(r.trace.steps[0].tool_results[0].ok);
+
+  // An idempotent tool in flight is simply run again.
+  r = resume(*turn_start, true, std::make_shared<testing::FakeModel>());
+  EXPECT_EQ(sends->load(), 1);
+  EXPECT_EQ(adds->load(), 1);
+  EXPECT_TRUE(r.trace.steps[0].tool_results[0].ok);
 }
 
 TEST(RunStateTest, ABrokenStateIsRefusedNamingTheField) {

@@ -29,6 +29,25 @@ RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRe
 RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools, RunRequest request,
                   const AgentOptions& options);
 
+// What rebuilds a chat run for `medreact runs resume` (the run store's
+// inputs, issue 14): the message, the packs, the paths the user gave (made
+// absolute, so a resume from another folder finds them), the system prompt
+// and the agent's limits. The model is stored apart; no API key is here.
+struct ChatInputs {
+  std::string message;
+  std::vector<std::string> packs;
+  PackContext context;  // fhir_path, as_of, corpus_dir, extras_path only
+  AgentOptions options;  // system_prompt and the limits only (no hooks)
+};
+Json ChatInputsToJson(const ChatInputs& inputs);
+// InvalidArgument naming the field when `json` is not a chat run's inputs.
+Result<ChatInputs> ChatInputsFromJson(const Json& json);
+
+// Goes on with a stored chat run from its checkpoint (Agent::Resume), with
+// the tools and options it was started with.
+RunResult ResumeChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
+                     const RunState& state, const AgentOptions& options);
+
 }  // namespace medreact
 
 #endif  // MEDREACT_APPS_CHAT_CHAT_APP_H_

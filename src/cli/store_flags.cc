@@ -1,0 +1,117 @@
+#include "cli/store_flags.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli/flag_checks.h"
+#include "cli/interrupt.h"
+
+namespace medreact::cli {
+namespace {
+
+// The store's path: the flag, else MEDREACT_STORE, else the default. Whether
+// the user named it (flag or environment).
+Result<std::string> StorePath(const std::string& flag, bool* named) {
+  *named = true;
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("MEDREACT_STORE"); env && *env) return std::string(env);
+  *named = false;
+  return DefaultRunStorePath();
+}
+
+// "http://user:secret@host/v1" → "http://host/v1": credentials never go to the store.
+std::string WithoutUserInfo(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t host = scheme + 3;
+  const size_t end = url.find_first_of("/?#", host);
+  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  if (at == std::string::npos || at < host) return url;
+  return url.substr(0, host) + url.substr(at + 1);
+}
+
+}  // namespace
+
+void AddStoreFlags(CLI::App* command, StoreFlags* flags) {
+  command->add_option("--store", flags->path,
+                      "the run store (SQLite) this run is recorded in, for 'medreact runs' (default: "
+                      "MEDREACT_STORE, else $XDG_DATA_HOME/medreact/runs.sqlite)");
+  command->add_flag("--no-store", flags->no_store, "do not record this run in the run store");
+  command->add_flag("--store-fsync", flags->fsync,
+                    "sync the run store to disk at every checkpoint (survives a power cut, not only a crash)");
+}
+
+void AddStorePathFlag(CLI::App* command, std::string* path) {
+  command->add_option("--store", *path,
+                      "the run store (default: MEDREACT_STORE, else $XDG_DATA_HOME/medreact/runs.sqlite)");
+}
+
+Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,
+                                                  const std::function<void(const std::string&)>& warn) {
+  if (flags.no_store) {
+    if (!flags.path.empty()) return Status::InvalidArgument("give either --store or --no-store, not both");
+    return std::shared_ptr<RunStore>();
+  }
+  bool named = false;
+  Result<std::string> path = StorePath(flags.path, &named);
+  Result<std::unique_ptr<RunStore>> store =
+      path.ok() ? RunStore::Open(*path, {.sync_full = flags.fsync}) : Result<std::unique_ptr<RunStore>>(path.status());
+  if (store.ok()) return std::shared_ptr<RunStore>(std::move(*store));
+  if (named) return store.status();
+  if (warn) warn(store.status().message() + "; this run is not recorded (give --store PATH or --no-store)");
+  return std::shared_ptr<RunStore>();
+}
+
+Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool fsync) {
+  bool named = false;
+  Result<std::string> path = StorePath(flag, &named);
+  if (!path.ok()) return path.status();
+  Result<std::unique_ptr<RunStore>> store =
+      RunStore::Open(*path, {.sync_full = fsync, .create_if_missing = false});
+  if (!store.ok()) return store.status();
+  return std::shared_ptr<RunStore>(std::move(*store));
+}
+
+Json StoredModelJson(const ModelFlags& flags) {
+  return Json{{"url", WithoutUserInfo(flags.llm_url)},
+              {"name", flags.model},
+              {"protocol", flags.protocol},
+              {"request_timeout_s", flags.request_timeout_s},
+              {"max_retries", flags.max_retries},
+              {"context_size", flags.context_size}};
+}
+
+ModelFlags ModelFlagsFromStored(const Json& model, const std::string& api_key) {
+  ModelFlags flags;
+  flags.llm_url = StringOr(model, "url");
+  flags.model = StringOr(model, "name");
+  flags.protocol = StringOr(model, "protocol", flags.protocol);
+  flags.api_key = api_key;
+  const double timeout = NumberOr(model, "request_timeout_s", flags.request_timeout_s);
+  if (timeout >= kMinSeconds && timeout <= kMaxSeconds) flags.request_timeout_s = timeout;
+  flags.max_retries = static_cast<int>(std::clamp<int64_t>(IntegerOr(model, "max_retries", flags.max_retries), 0, 20));
+  const int64_t context = IntegerOr(model, "context_size", 0);
+  flags.context_size = context >= 256 && context <= 10'000'000 ? static_cast<int>(context) : 0;
+  return flags;
+}
+
+std::unique_ptr<RunRecorder> MakeRunRecorder(std::shared_ptr<RunStore> store, RunRecord run, std::ostream& err,
+                                             const std::string& who, bool resumed) {
+  if (!store) return nullptr;
+  return std::make_unique<RunRecorder>(
+      std::move(store), std::move(run), [&err, who](const std::string& w) { err << who << ": " << w << "\n"; },
+      resumed);
+}
+
+void FinishRecordedRun(RunRecorder* recorder, const RunResult& result, std::ostream& err, const std::string& who) {
+  if (!recorder) return;
+  // Stopped by Ctrl-C or SIGTERM (the run ends cancelled, status error): resumable.
+  const bool interrupted = InterruptSignal() != 0 && result.status == RunStatus::kError;
+  recorder->Finish(result, interrupted);  // a failure was already reported as it happened
+  if (interrupted && !recorder->run_id().empty()) {
+    err << who << ": the run was interrupted; go on with it with 'medreact runs resume " << recorder->run_id()
+        << "'\n";
+  }
+}
+
+}  // namespace medreact::cli

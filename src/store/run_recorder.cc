@@ -1,0 +1,74 @@
+// A run's checkpoints and end, into the run store. See run_recorder.h.
+#include "store/run_recorder.h"
+
+#include <utility>
+
+namespace medreact {
+
+RunRecorder::RunRecorder(std::shared_ptr<RunStore> store, RunRecord run,
+                         std::function<void(const std::string&)> on_error, bool resumed)
+    : store_(std::move(store)), run_(std::move(run)), on_error_(std::move(on_error)), stored_(resumed) {}
+
+std::function<void(const RunState&)> RunRecorder::Hook() {
+  return [this](const RunState& state) { Save(state); };
+}
+
+void RunRecorder::Save(const RunState& state) {
+  if (!store_) return;
+  if (!stored_) {
+    run_.id = state.trace.run_id;
+    run_.status = "running";
+    Status s = store_->CreateRun(run_, &state);
+    if (!s.ok()) return Failed(s);
+    stored_ = true;
+    return;
+  }
+  if (Status s = store_->SaveCheckpoint(run_.id, state); !s.ok()) Failed(s);
+}
+
+void RunRecorder::Failed(const Status& status) {
+  if (!first_error_.ok()) return;
+  first_error_ = status;
+  if (on_error_) on_error_(status.message() + " (the run goes on without its checkpoints)");
+}
+
+Status RunRecorder::Finish(const RunResult& result, bool interrupted) {
+  if (!store_) return Status::OK();
+  if (!stored_) {
+    // No checkpoint was taken (an agent that stopped before starting): the
+    // run is added as it ended, so it is not silently missing.
+    run_.id = result.trace.run_id;
+    if (run_.id.empty()) return first_error_;
+    run_.status = "running";
+    if (Status s = store_->CreateRun(run_); !s.ok()) {
+      Failed(s);
+      return first_error_;
+    }
+    stored_ = true;
+  }
+  if (Status s = store_->FinishRun(run_.id, StoredRunStatus(result, interrupted), StoredRunResult(result, interrupted),
+                                   result.trace.steps);
+      !s.ok()) {
+    Failed(s);
+  }
+  return first_error_;
+}
+
+std::string StoredRunStatus(const RunResult& result, bool interrupted) {
+  return interrupted ? "interrupted" : RunStatusName(result.status);
+}
+
+Json StoredRunResult(const RunResult& result, bool interrupted) {
+  Json j{{"status", StoredRunStatus(result, interrupted)},
+         {"answer", result.answer},
+         {"steps", result.steps},
+         {"tool_calls", result.tool_calls},
+         {"usage", ToJson(result.usage)},
+         {"elapsed_ms", result.trace.elapsed_ms}};
+  if (!result.error.empty()) j["error"] = result.error;
+  if (!result.final_fields.is_null()) j["final_fields"] = result.final_fields;
+  if (!result.answer_accepted) j["answer_accepted"] = false;
+  return j;
+}
+
+}  // namespace medreact

@@ -1,0 +1,699 @@
+// The run store's SQLite file: opening, migrations, and rows to structs and
+// back. See run_store.h.
+//
+// The file is opened the way the project's other SQLite files are
+// (tools/literature/literature_cache.cc, apps/research/research_memory_db.cc):
+// created private before SQLite sees it, busy timeout, errors naming the file.
+#include "store/run_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <utility>
+
+namespace medreact {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "MRRS": marks the file as a medreact run store (PRAGMA application_id).
+constexpr int kApplicationId = 0x4D525253;
+
+// The schema's history: step i brings a file from version i to i + 1.
+// Version 2 will be one more entry (ALTER TABLE ..., a new table); a step
+// runs in the transaction that sets its version, so a file is never half-way.
+struct Migration {
+  int version;      // the version the step brings the file to
+  const char* sql;
+};
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE runs (
+  id         TEXT PRIMARY KEY,
+  app        TEXT NOT NULL,
+  inputs     TEXT NOT NULL,
+  model      TEXT NOT NULL,
+  status     TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  result     TEXT
+);
+CREATE INDEX runs_updated ON runs(updated_at);
+CREATE TABLE checkpoints (
+  run_id   TEXT PRIMARY KEY,
+  seq      INTEGER NOT NULL,
+  phase    TEXT NOT NULL,
+  step     INTEGER NOT NULL,
+  messages INTEGER NOT NULL,
+  steps    INTEGER NOT NULL,
+  state    TEXT NOT NULL,
+  saved_at TEXT NOT NULL
+);
+CREATE TABLE messages (
+  run_id  TEXT NOT NULL,
+  idx     INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE steps (
+  run_id TEXT NOT NULL,
+  idx    INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+)sql"},
+};
+static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
+
+// One prepared statement, finalised with it. (The same small wrapper as
+// tools/common/sqlite_stmt.h, which this layer may not include.)
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  void Text(int i, std::string_view s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  int Step() { return sqlite3_step(stmt_); }
+  void Reset() { sqlite3_reset(stmt_); }
+  std::string ColText(int c) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
+    return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
+  }
+  bool ColNull(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+  int64_t ColInt(int c) const { return sqlite3_column_int64(stmt_, c); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+// Creates the missing folders of `dir`, each 0700.
+Status MakeFolders(const fs::path& dir, const std::string& path) {
+  std::vector<fs::path> missing;
+  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::Unavailable("cannot create the folder of the run store '" + path + "': " + std::strerror(errno) +
+                                 "; choose a writable path with --store or MEDREACT_STORE");
+    }
+  }
+  return Status::OK();
+}
+
+std::string PhaseName(const RunState& state) {
+  return state.phase == RunState::Phase::kInTurn ? "in_turn" : "between_steps";
+}
+
+}  // namespace
+
+struct RunStore::Db {
+  // The WAL is folded into the file when a run ends (FinishRun, Prune), not
+  // every 1,000 pages as SQLite does by default: that copy landed on 1 % of
+  // checkpoints and was their p99 (bench/store_bench.cc). A WAL past this
+  // size is folded at the next checkpoint anyway (a very long run).
+  static constexpr int kMaxWalPages = 8192;  // 32 MiB of 4 KiB pages
+
+  std::string path;
+  sqlite3* db = nullptr;
+  int wal_pages = 0;  // after the last commit (the WAL hook)
+  ~Db() {
+    if (db) sqlite3_close(db);
+  }
+
+  std::string Where() const { return "run store '" + path + "'"; }
+
+  static int OnWalCommit(void* self, sqlite3*, const char*, int pages) {
+    static_cast<Db*>(self)->wal_pages = pages;
+    return SQLITE_OK;
+  }
+
+  // A passive WAL checkpoint (never waits for readers); `only_if_large`: when
+  // the WAL is past kMaxWalPages. A failure is harmless (the WAL stays).
+  void FoldWal(bool only_if_large) const {
+    if (only_if_large && wal_pages < kMaxWalPages) return;
+    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  }
+
+  // The connection's last error as a Status naming the file and, where the
+  // user can act on it, what to do.
+  Status Error(const std::string& what) const {
+    const int code = db ? (sqlite3_errcode(db) & 0xff) : SQLITE_CANTOPEN;
+    const std::string detail = db ? sqlite3_errmsg(db) : "out of memory";
+    switch (code) {
+      case SQLITE_NOTADB:
+        return Status::FailedPrecondition(Where() + " is not a SQLite database (" + detail +
+                                          "); give the path of a run store or of a new file");
+      case SQLITE_CORRUPT:
+        return Status::FailedPrecondition(Where() + " is damaged (" + detail + "); move it away and start anew");
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        return Status::Unavailable(Where() + " is in use by another process (" + detail + "); try again");
+      default:
+        return Status::Unavailable(Where() + ": " + what + ": " + detail);
+    }
+  }
+
+  Status Exec(const char* sql, const std::string& what) const {
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return Error(what);
+    return Status::OK();
+  }
+
+  Result<int64_t> Pragma(const char* sql) const {
+    Stmt s(db, sql);
+    if (!s.ok() || s.Step() != SQLITE_ROW) return Error(std::string("reading ") + sql);
+    return s.ColInt(0);
+  }
+
+  Status Damaged(const std::string& what) const {
+    return Status::FailedPrecondition(Where() + " is damaged: " + what + "; move it away and start anew");
+  }
+
+  // A transaction that rolls back unless committed.
+  class Tx {
+   public:
+    explicit Tx(const Db& d) : d_(d) {}
+    ~Tx() {
+      if (open_ && !sqlite3_get_autocommit(d_.db)) sqlite3_exec(d_.db, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    Status Begin() {
+      // IMMEDIATE: take the write lock now (waiting up to the busy timeout),
+      // so a read inside never has to be upgraded and fail with BUSY.
+      if (Status s = d_.Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
+      open_ = true;
+      return Status::OK();
+    }
+    Status Commit() {
+      Status s = d_.Exec("COMMIT", "committing");
+      if (s.ok()) open_ = false;
+      return s;
+    }
+
+   private:
+    const Db& d_;
+    bool open_ = false;
+  };
+
+  Status Migrate() const {
+    Tx tx(*this);
+    if (Status s = tx.Begin(); !s.ok()) return s;
+    Result<int64_t> version = Pragma("PRAGMA user_version");
+    if (!version.ok()) return version.status();
+    Result<int64_t> app = Pragma("PRAGMA application_id");
+    if (!app.ok()) return app.status();
+    if (*version == 0) {
+      Result<int64_t> tables = Pragma("SELECT count(*) FROM sqlite_master");
+      if (!tables.ok()) return tables.status();
+      if (*tables != 0 || *app != 0) {
+        return Status::FailedPrecondition(Where() +
+                                          " is a SQLite database but not a medreact run store; give the path of "
+                                          "a run store or of a new file");
+      }
+    } else if (*app != kApplicationId) {
+      return Status::FailedPrecondition(
+          Where() + " is a SQLite database but not a medreact run store (application id " + std::to_string(*app) +
+          "); give the path of a run store or of a new file");
+    }
+    if (*version > RunStore::kSchemaVersion) {
+      return Status::FailedPrecondition(Where() + " was written by a newer medreact (schema version " +
+                                        std::to_string(*version) + "; this one reads up to " +
+                                        std::to_string(RunStore::kSchemaVersion) + ")");
+    }
+    if (*version == RunStore::kSchemaVersion) return Status::OK();  // the rollback ends the read
+    for (const Migration& m : kMigrations) {
+      if (m.version <= *version) continue;
+      if (Status s = Exec(m.sql, "migrating to schema version " + std::to_string(m.version)); !s.ok()) return s;
+      const std::string set = "PRAGMA user_version = " + std::to_string(m.version) +
+                              "; PRAGMA application_id = " + std::to_string(kApplicationId);
+      if (Status s = Exec(set.c_str(), "setting the schema version"); !s.ok()) return s;
+    }
+    return tx.Commit();
+  }
+
+  // Marks the run updated; NotFound when it is not stored.
+  Status Touch(const std::string& run_id, const std::string& status, const std::string& now) const {
+    Stmt s(db, "UPDATE runs SET status = ?2, updated_at = ?3 WHERE id = ?1");
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Text(2, status);
+    s.Text(3, now);
+    if (s.Step() != SQLITE_DONE) return Error("updating the run");
+    if (sqlite3_changes(db) == 0) return Status::NotFound("no run '" + run_id + "' in the " + Where());
+    return Status::OK();
+  }
+
+  // The state without its conversation and steps (RunStateHeaderToJson),
+  // and the messages and steps not stored yet: a checkpoint writes what
+  // changed. Both only grow at their end (Agent::Loop), so the stored prefix
+  // is kept; a shorter list (a state from before) cuts the rows back.
+  Status PutCheckpoint(const std::string& run_id, const RunState& state, const std::string& now) const {
+    const auto messages = static_cast<int64_t>(state.messages.size());
+    const auto steps = static_cast<int64_t>(state.trace.steps.size());
+    if (Status s = SyncRows("messages", run_id, messages,
+                            [&](int64_t i) { return DumpJson(MessageToStateJson(state.messages[i])); });
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = SyncRows("steps", run_id, steps, [&](int64_t i) { return StepText(state.trace.steps[i]); });
+        !s.ok()) {
+      return s;
+    }
+    Stmt s(db,
+           "INSERT INTO checkpoints(run_id, seq, phase, step, messages, steps, state, saved_at) "
+           "VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7) "
+           "ON CONFLICT(run_id) DO UPDATE SET seq = seq + 1, phase = excluded.phase, step = excluded.step, "
+           "messages = excluded.messages, steps = excluded.steps, state = excluded.state, "
+           "saved_at = excluded.saved_at");
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Text(2, PhaseName(state));
+    s.Int(3, state.step);
+    s.Int(4, messages);
+    s.Int(5, steps);
+    s.Text(6, DumpJson(RunStateHeaderToJson(state)));
+    s.Text(7, now);
+    if (s.Step() != SQLITE_DONE) return Error("saving the checkpoint");
+    return Status::OK();
+  }
+
+  static std::string StepText(const StepRecord& step) { return DumpJson(StepRecordToStateJson(step)); }
+
+  // Makes `table` (messages or steps) hold rows 1..size of the run: cuts
+  // rows past `size`, appends those missing (`text(i)` is row i + 1).
+  Status SyncRows(const std::string& table, const std::string& run_id, int64_t size,
+                  const std::function<std::string(size_t)>& text) const {
+    const bool is_steps = table == "steps";
+    Result<int64_t> stored = Count(is_steps ? "SELECT count(*) FROM steps WHERE run_id = ?1"
+                                            : "SELECT count(*) FROM messages WHERE run_id = ?1",
+                                   run_id);
+    if (!stored.ok()) return stored.status();
+    if (*stored > size) {
+      Stmt cut(db, is_steps ? "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2"
+                            : "DELETE FROM messages WHERE run_id = ?1 AND idx > ?2");
+      if (!cut.ok()) return Error("preparing a statement");
+      cut.Text(1, run_id);
+      cut.Int(2, size);
+      if (cut.Step() != SQLITE_DONE) return Error("storing the " + table);
+      *stored = size;
+    }
+    if (*stored == size) return Status::OK();
+    Stmt add(db, is_steps ? "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)"
+                          : "INSERT OR REPLACE INTO messages(run_id, idx, message) VALUES (?1, ?2, ?3)");
+    if (!add.ok()) return Error("preparing a statement");
+    for (int64_t i = *stored; i < size; ++i) {
+      add.Reset();
+      add.Text(1, run_id);
+      add.Int(2, i + 1);
+      add.Text(3, text(static_cast<size_t>(i)));
+      if (add.Step() != SQLITE_DONE) return Error("storing the " + table);
+    }
+    return Status::OK();
+  }
+
+  // A count of one run's rows.
+  Result<int64_t> Count(const char* sql, const std::string& run_id) const {
+    Stmt s(db, sql);
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    if (s.Step() != SQLITE_ROW) return Error("counting rows");
+    return s.ColInt(0);
+  }
+
+  Status DeleteRows(const char* sql, const std::string& run_id) const {
+    Stmt s(db, sql);
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    if (s.Step() != SQLITE_DONE) return Error("deleting rows");
+    return Status::OK();
+  }
+
+  // A row of kRunColumns.
+  Result<RunRecord> ReadRun(const Stmt& s) const;
+
+  // The JSON of a column, or the damage named.
+  Result<Json> JsonColumn(const Stmt& s, int c, const std::string& what) const {
+    if (s.ColNull(c)) return Json();
+    Result<Json> j = ParseJson(s.ColText(c));
+    if (!j.ok()) return Damaged(what + " is not JSON (" + j.status().message() + ")");
+    return j;
+  }
+};
+
+RunStore::RunStore(std::string path, std::unique_ptr<Db> db) : path_(std::move(path)), db_(std::move(db)) {}
+RunStore::~RunStore() = default;
+
+Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunStoreOptions options) {
+  if (path.empty()) return Status::InvalidArgument("the run store needs a file path");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      return Status::InvalidArgument("run store path '" + path + "' is " +
+                                     (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
+                                     "; give the path of a file");
+    }
+  } else if (!options.create_if_missing) {
+    return Status::NotFound("no run store at '" + path + "' (no run has been recorded there)");
+  } else {
+    if (Status s = MakeFolders(fs::path(path).parent_path(), path); !s.ok()) return s;
+    // Created private before SQLite opens it (SQLite would use 0644).
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+    } else if (errno != EEXIST) {
+      return Status::Unavailable("cannot create the run store '" + path + "': " + std::strerror(errno) +
+                                 "; choose a writable path with --store or MEDREACT_STORE");
+    }
+  }
+  auto db = std::make_unique<Db>();
+  db->path = path;
+  if (sqlite3_open_v2(path.c_str(), &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    return db->Error("opening");
+  }
+  sqlite3_busy_timeout(db->db, static_cast<int>(std::min<int64_t>(options.busy_timeout.count(), INT32_MAX)));
+  {
+    Stmt wal(db->db, "PRAGMA journal_mode = WAL");
+    if (!wal.ok() || wal.Step() != SQLITE_ROW) return db->Error("setting the journal mode");
+  }
+  if (Status s = db->Exec(options.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+                          "setting synchronous");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = db->Migrate(); !s.ok()) return s;
+  sqlite3_wal_hook(db->db, &Db::OnWalCommit, db.get());  // replaces SQLite's auto-checkpoint
+  return std::unique_ptr<RunStore>(new RunStore(path, std::move(db)));
+}
+
+Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
+  if (run.id.empty()) return Status::InvalidArgument("a run needs an id to be stored");
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  {
+    Stmt s(d.db,
+           "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)");
+    if (!s.ok()) return d.Error("preparing a statement");
+    s.Text(1, run.id);
+    s.Text(2, run.app);
+    s.Text(3, DumpJson(run.inputs));
+    s.Text(4, DumpJson(run.model));
+    s.Text(5, run.status.empty() ? std::string("running") : run.status);
+    s.Text(6, now);
+    if (!run.result.is_null()) s.Text(7, DumpJson(run.result));
+    const int rc = s.Step();
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      return Status::InvalidArgument("run '" + run.id + "' is already in the " + d.Where());
+    }
+    if (rc != SQLITE_DONE) return d.Error("adding the run");
+  }
+  if (first) {
+    if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
+  }
+  return tx.Commit();
+}
+
+Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  if (Status s = d.Touch(run_id, "running", now); !s.ok()) return s;
+  if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  d.FoldWal(/*only_if_large=*/true);
+  return Status::OK();
+}
+
+Status RunStore::FinishRun(const std::string& run_id, const std::string& status, const Json& result,
+                           const std::vector<StepRecord>& steps) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  if (Status s = d.Touch(run_id, status, now); !s.ok()) return s;
+  {
+    Stmt s(d.db, "UPDATE runs SET result = ?2 WHERE id = ?1");
+    if (!s.ok()) return d.Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Text(2, DumpJson(result));
+    if (s.Step() != SQLITE_DONE) return d.Error("storing the result");
+  }
+  // The final steps replace those stored (the end adds notes, a fallback step).
+  if (Status s = d.DeleteRows("DELETE FROM steps WHERE run_id = ?1", run_id); !s.ok()) return s;
+  if (Status s = d.SyncRows("steps", run_id, static_cast<int64_t>(steps.size()),
+                            [&](size_t i) { return Db::StepText(steps[i]); });
+      !s.ok()) {
+    return s;
+  }
+  if (status != "interrupted") {
+    for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
+      if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
+    }
+  }
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  d.FoldWal(/*only_if_large=*/false);  // the run is over: off the steps' path
+  return Status::OK();
+}
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT r.id, r.app, r.inputs, r.model, r.status, r.created_at, r.updated_at, r.result, "
+    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id), "
+    "COALESCE((SELECT c.seq FROM checkpoints c WHERE c.run_id = r.id), 0) FROM runs r ";
+
+}  // namespace
+
+Result<RunRecord> RunStore::Get(const std::string& run_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, (std::string(kRunColumns) + "WHERE r.id = ?1").c_str());
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, run_id);
+  const int rc = s.Step();
+  if (rc == SQLITE_DONE) return Status::NotFound("no run '" + run_id + "' in the " + db_->Where());
+  if (rc != SQLITE_ROW) return db_->Error("reading run '" + run_id + "'");
+  return db_->ReadRun(s);
+}
+
+Result<RunRecord> RunStore::Db::ReadRun(const Stmt& s) const {
+  const Db& d = *this;
+  RunRecord r;
+  r.id = s.ColText(0);
+  r.app = s.ColText(1);
+  const std::string what = "run '" + r.id + "'";
+  Result<Json> inputs = d.JsonColumn(s, 2, what + "'s inputs");
+  if (!inputs.ok()) return inputs.status();
+  Result<Json> model = d.JsonColumn(s, 3, what + "'s model");
+  if (!model.ok()) return model.status();
+  Result<Json> result = d.JsonColumn(s, 7, what + "'s result");
+  if (!result.ok()) return result.status();
+  r.inputs = std::move(*inputs);
+  r.model = std::move(*model);
+  r.status = s.ColText(4);
+  r.created_at = s.ColText(5);
+  r.updated_at = s.ColText(6);
+  r.result = std::move(*result);
+  r.steps = s.ColInt(8);
+  r.checkpoints = s.ColInt(9);
+  return r;
+}
+
+Result<std::vector<RunRecord>> RunStore::List(const RunFilter& filter) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, (std::string(kRunColumns) +
+                   "WHERE (?1 = '' OR r.app = ?1) AND (?2 = '' OR r.status = ?2) "
+                   "ORDER BY r.updated_at DESC, r.id LIMIT ?3")
+                      .c_str());
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, filter.app);
+  s.Text(2, filter.status);
+  s.Int(3, filter.limit > 0 ? filter.limit : -1);
+  std::vector<RunRecord> out;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("listing runs");
+    Result<RunRecord> r = db_->ReadRun(s);
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT idx, record FROM steps WHERE run_id = ?1 ORDER BY idx");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, run_id);
+  std::vector<StepRecord> out;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("reading the steps of run '" + run_id + "'");
+    const std::string what = "step " + std::to_string(s.ColInt(0)) + " of run '" + run_id + "'";
+    Result<Json> j = db_->JsonColumn(s, 1, what);
+    if (!j.ok()) return j.status();
+    Result<StepRecord> step = StepRecordFromStateJson(*j);
+    if (!step.ok()) return db_->Damaged(what + ": " + step.status().message());
+    out.push_back(std::move(*step));
+  }
+  return out;
+}
+
+Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string what = "the checkpoint of run '" + run_id + "'";
+  Json j;
+  int64_t count = 0, step_count = 0;
+  {
+    Stmt s(db_->db, "SELECT state, messages, steps FROM checkpoints WHERE run_id = ?1");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    const int rc = s.Step();
+    if (rc == SQLITE_DONE) return std::optional<RunState>();
+    if (rc != SQLITE_ROW) return db_->Error("reading " + what);
+    Result<Json> header = db_->JsonColumn(s, 0, what);
+    if (!header.ok()) return header.status();
+    if (!header->is_object() || !(*header)["trace"].is_object()) return db_->Damaged(what + " is not a run state");
+    j = std::move(*header);
+    count = s.ColInt(1);
+    step_count = s.ColInt(2);
+  }
+  // The conversation and the steps back in, as RunStateFromJson reads them.
+  Json messages = Json::array();
+  {
+    Stmt s(db_->db, "SELECT message FROM messages WHERE run_id = ?1 AND idx <= ?2 ORDER BY idx");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Int(2, count);
+    for (int rc = s.Step();; rc = s.Step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return db_->Error("reading the conversation of run '" + run_id + "'");
+      Result<Json> m = db_->JsonColumn(s, 0, "a message of run '" + run_id + "'");
+      if (!m.ok()) return m.status();
+      messages.push_back(std::move(*m));
+    }
+  }
+  if (static_cast<int64_t>(messages.size()) != count) {
+    return db_->Damaged(what + " has " + std::to_string(messages.size()) + " of its " + std::to_string(count) +
+                        " messages");
+  }
+  Json steps = Json::array();
+  {
+    Stmt s(db_->db, "SELECT record FROM steps WHERE run_id = ?1 AND idx <= ?2 ORDER BY idx");
+    if (!s.ok()) return db_->Error("preparing a statement");
+    s.Text(1, run_id);
+    s.Int(2, step_count);
+    for (int rc = s.Step();; rc = s.Step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return db_->Error("reading the steps of run '" + run_id + "'");
+      Result<Json> step = db_->JsonColumn(s, 0, "a step of run '" + run_id + "'");
+      if (!step.ok()) return step.status();
+      steps.push_back(std::move(*step));
+    }
+  }
+  if (static_cast<int64_t>(steps.size()) != step_count) {
+    return db_->Damaged(what + " has " + std::to_string(steps.size()) + " of its " + std::to_string(step_count) +
+                        " steps");
+  }
+  j["messages"] = std::move(messages);
+  j["trace"]["steps"] = std::move(steps);
+  Result<RunState> state = RunStateFromJson(j);
+  if (!state.ok()) return db_->Damaged(what + ": " + state.status().message());
+  return std::optional<RunState>(std::move(*state));
+}
+
+Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  std::vector<std::string> ids;
+  {
+    Stmt s(d.db, "SELECT id, status FROM runs WHERE updated_at <= ?1 ORDER BY updated_at, id");
+    if (!s.ok()) return d.Error("preparing a statement");
+    s.Text(1, StoreTimestamp(filter.updated_before));
+    for (int rc = s.Step();; rc = s.Step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return d.Error("listing runs to prune");
+      const std::string status = s.ColText(1);
+      const bool chosen = filter.statuses.empty()
+                              ? status != "running"
+                              : std::find(filter.statuses.begin(), filter.statuses.end(), status) !=
+                                    filter.statuses.end();
+      if (chosen) ids.push_back(s.ColText(0));
+    }
+  }
+  if (filter.dry_run) return ids;
+  for (const std::string& id : ids) {
+    for (const char* sql : {"DELETE FROM steps WHERE run_id = ?1", "DELETE FROM checkpoints WHERE run_id = ?1",
+                            "DELETE FROM messages WHERE run_id = ?1", "DELETE FROM runs WHERE id = ?1"}) {
+      if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
+    }
+  }
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  d.FoldWal(/*only_if_large=*/false);
+  return ids;
+}
+
+Status RunStore::IntegrityCheck() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "PRAGMA integrity_check");
+  if (!s.ok()) return db_->Error("checking integrity");
+  std::string findings;
+  int lines = 0;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("checking integrity");
+    const std::string line = s.ColText(0);
+    if (line == "ok") continue;
+    if (++lines <= 5) findings += (findings.empty() ? "" : "; ") + line;
+  }
+  if (lines == 0) return Status::OK();
+  return Status::FailedPrecondition(db_->Where() + " fails its integrity check (" + std::to_string(lines) +
+                                    " finding(s): " + findings + ")");
+}
+
+Result<std::string> DefaultRunStorePath(const std::function<const char*(const char*)>& getenv) {
+  auto env = [&getenv](const char* name) -> const char* { return getenv ? getenv(name) : std::getenv(name); };
+  if (const char* store = env("MEDREACT_STORE"); store && *store) return std::string(store);
+  fs::path data;
+  if (const char* xdg = env("XDG_DATA_HOME"); xdg && fs::path(xdg).is_absolute()) {
+    data = xdg;
+  } else if (const char* home = env("HOME"); home && fs::path(home).is_absolute()) {
+    data = fs::path(home) / ".local" / "share";
+  } else {
+    return Status::FailedPrecondition(
+        "no folder for the run store: set XDG_DATA_HOME or HOME to an absolute path, or give --store PATH");
+  }
+  return (data / "medreact" / "runs.sqlite").string();
+}
+
+std::string StoreTimestamp(std::chrono::system_clock::time_point t) {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace medreact

@@ -1,0 +1,164 @@
+// RunStore: the durable record of agent runs (issue 14), one SQLite file.
+//
+// Four tables. `runs`: one row per run (id = the trace's run_id, the app,
+// the inputs that rebuild it, the model it used, its status, timestamps, and
+// its result once it ended). `checkpoints`: the latest RunState of each run,
+// without its conversation and steps, and how many checkpoints were taken;
+// only the latest is kept, because a RunState is cumulative, so an older one
+// adds nothing a resume needs. `messages`: the run's conversation, one row
+// per message; `steps`: one row per completed step (the trace's step
+// record). Both only grow at their end, so a checkpoint appends the rows that
+// are new and rewrites only the small rest: its cost does not grow with the
+// run. `runs show` reads steps without parsing a state. Every SaveCheckpoint
+// is one transaction: a run's state, its new rows and its `updated_at`
+// change together or not at all.
+//
+// Durability. The file is in WAL mode with `synchronous=NORMAL`: a commit is
+// in the operating system's hands when SaveCheckpoint returns, so a killed
+// process (kill -9, a crash) loses nothing committed and never leaves the
+// file damaged. It is NOT durable against power loss or an OS crash: the
+// last commits may be lost (the file stays consistent). RunStoreOptions::
+// sync_full (`synchronous=FULL`, an fsync per commit) makes it so, at the
+// cost of the disk's sync latency per checkpoint.
+//
+// Privacy. States and steps hold the conversation, so patient data: the file
+// and its folders are created private (0600 / 0700; SQLite gives the -wal and
+// -shm files the database's mode). The inputs a caller stores must never
+// hold an API key.
+//
+// Schema. `PRAGMA user_version` is the schema version, `application_id`
+// marks the file as a run store; Open() brings an older file up to date by
+// the steps of a migration table (run_store.cc) and refuses a newer one or a
+// database that is not a run store.
+//
+// Errors are values naming the file and SQLite's message; a damaged or
+// foreign file is a clear FailedPrecondition, never a crash. Thread-safe: one
+// connection behind a mutex. Several processes may use one file at once
+// (SQLite's locking; a writer waits up to busy_timeout for another).
+#ifndef MEDREACT_STORE_RUN_STORE_H_
+#define MEDREACT_STORE_RUN_STORE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "medreact/json.h"
+#include "medreact/run_state.h"
+#include "medreact/status.h"
+#include "medreact/trace.h"
+
+namespace medreact {
+
+struct RunStoreOptions {
+  // synchronous=FULL (an fsync per commit: durable against power loss)
+  // instead of NORMAL (durable against a killed process). Default: false
+  bool sync_full = false;
+  // How long a write waits for another connection's. Default: 10 s
+  std::chrono::milliseconds busy_timeout{10'000};
+  // Create the file (and its folders) when missing; false: NotFound
+  // instead (the read-only commands: list, show). Default: true
+  bool create_if_missing = true;
+};
+
+// A run's row, with the counts `runs list` shows.
+struct RunRecord {
+  std::string id;                 // the trace's run_id
+  std::string app;                // "chat", "triage", ...
+  Json inputs = Json::object();   // what rebuilds the run (message, packs, paths, options); never an API key
+  Json model = Json::object();    // the model it ran with ({"url","name","protocol",...}); never an API key
+  // running | interrupted (stopped by a signal: resumable) | finished |
+  // max_steps | stuck | timeout | budget | error. A process killed outright
+  // leaves its run `running`.
+  std::string status = "running";
+  std::string created_at;         // ISO 8601 UTC; set by CreateRun
+  std::string updated_at;         // the last checkpoint or the end
+  Json result;                    // null until the run ended
+  int64_t steps = 0;              // steps stored (read only)
+  int64_t checkpoints = 0;        // checkpoints taken (read only)
+};
+
+struct RunFilter {
+  std::string app;     // "" = any
+  std::string status;  // "" = any
+  int64_t limit = 0;   // newest first; 0 = all
+};
+
+struct PruneFilter {
+  // Runs last updated at or before this (to the second). Default: now
+  // (every run of the statuses).
+  std::chrono::system_clock::time_point updated_before = std::chrono::system_clock::now();
+  // The statuses to prune; empty = every status but `running` (a run that
+  // may still be going, or was killed and can be resumed).
+  std::vector<std::string> statuses;
+  bool dry_run = false;  // list what would go, delete nothing
+};
+
+class RunStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating when allowed) the store at `path`, applying the schema's
+  // migrations. InvalidArgument: an empty path, a folder; NotFound: missing
+  // and !create_if_missing; FailedPrecondition: not a SQLite file, damaged,
+  // not a run store, or written by a newer medreact; Unavailable: cannot be
+  // created or opened (the OS's or SQLite's reason).
+  static Result<std::unique_ptr<RunStore>> Open(const std::string& path, RunStoreOptions options = {});
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Adds a run (status as given, created_at = updated_at = now) and, when
+  // `first` is given, its first checkpoint in the same transaction.
+  // InvalidArgument when the id is empty or already stored.
+  Status CreateRun(const RunRecord& run, const RunState* first = nullptr);
+  // Replaces the run's checkpoint with `state` (appending the messages and
+  // steps not stored yet) and marks the run `running`; one transaction.
+  // NotFound when the run is not stored.
+  Status SaveCheckpoint(const std::string& run_id, const RunState& state);
+  // Records the end: status, result, updated_at, and the final trace's steps
+  // (replacing those stored: the end adds notes and the fallback step). The
+  // checkpoint and the conversation are dropped unless the status is
+  // `interrupted` (nothing resumes an ended run; its steps and result stay).
+  // NotFound as above.
+  Status FinishRun(const std::string& run_id, const std::string& status, const Json& result,
+                   const std::vector<StepRecord>& steps);
+
+  // NotFound naming the id and the file when the run is not stored.
+  Result<RunRecord> Get(const std::string& run_id) const;
+  Result<std::vector<RunRecord>> List(const RunFilter& filter = {}) const;
+  Result<std::vector<StepRecord>> Steps(const std::string& run_id) const;
+  // The run's latest checkpoint, nullopt when it has none.
+  Result<std::optional<RunState>> LatestState(const std::string& run_id) const;
+  // Deletes the runs the filter selects (with their checkpoints and steps)
+  // and returns their ids; with dry_run only returns them.
+  Result<std::vector<std::string>> Prune(const PruneFilter& filter);
+  // PRAGMA integrity_check: OK, or FailedPrecondition with its findings.
+  Status IntegrityCheck() const;
+
+ private:
+  struct Db;
+  RunStore(std::string path, std::unique_ptr<Db> db);
+  std::string path_;
+  mutable std::mutex mu_;
+  std::unique_ptr<Db> db_;
+};
+
+// Where the store lives when no --store is given: MEDREACT_STORE, else
+// $XDG_DATA_HOME/medreact/runs.sqlite, else ~/.local/share/medreact/runs.sqlite
+// (relative XDG_DATA_HOME or HOME values are ignored, as the XDG spec says).
+// FailedPrecondition when none applies. `getenv` defaults to std::getenv.
+Result<std::string> DefaultRunStorePath(const std::function<const char*(const char*)>& getenv = nullptr);
+
+// "2026-11-25T03:04:05Z", the store's timestamps (they sort as text).
+std::string StoreTimestamp(std::chrono::system_clock::time_point t);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_STORE_RUN_STORE_H_
