@@ -18,7 +18,7 @@ DEPS := g++ cmake ninja-build pkg-config make \
         nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
         libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
         libgtest-dev libgmock-dev libbenchmark-dev \
-        libdcmtk-dev libpng-dev
+        libdcmtk-dev libpng-dev libjpeg62-turbo-dev
 # The sanitizer/fuzzing build: clang with its sanitizer and libFuzzer runtimes,
 # llvm for llvm-symbolizer (readable stacks), jq to cut seed corpora from fixtures.
 SANITIZE_DEPS := clang libclang-rt-14-dev llvm jq

@@ -21,6 +21,7 @@
 #include "apps/triage/triage_prompts.h"
 #include "eval/csv.h"
 #include "tools/imaging/dicom_image.h"
+#include "tools/imaging/image_codec.h"
 #include "eval/py_literal.h"
 #include "medreact/json.h"
 #include "medreact/json_repair.h"
@@ -458,6 +459,32 @@ int FuzzDicom(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- image -----------------------------------------------------------------
+
+// image_codec.h: a decoded raster is valid(), encodes as PNG, and downscales to
+// a valid raster; base64 decodes what it encodes. Limits far below the
+// defaults keep one input from asking for hundreds of MB (their check is
+// covered by the unit tests).
+int FuzzImage(const uint8_t* data, size_t size) {
+  const std::string_view bytes = AsText(data, size);
+  const imaging::ImageLimits limits{.max_side = 4096, .max_pixels = 4'000'000};
+  (void)imaging::SniffFormat(bytes);
+  (void)imaging::PeekPngSize(bytes);
+  (void)imaging::PeekJpegSize(bytes);
+  for (bool png : {true, false}) {
+    Result<imaging::Raster> raster =
+        png ? imaging::DecodePng(bytes, "fuzz.png", limits) : imaging::DecodeJpeg(bytes, "fuzz.jpg", limits);
+    if (!raster.ok()) continue;
+    if (!raster->valid()) Violated("image", "a decoded raster is not valid()");
+    if (!imaging::EncodePng(*raster).ok()) Violated("image", "a decoded raster does not encode as PNG");
+    if (!imaging::Downscale(*raster, 17).valid()) Violated("image", "a downscaled raster is not valid()");
+  }
+  (void)imaging::Base64Decode(bytes);
+  Result<std::string> back = imaging::Base64Decode(imaging::Base64Encode(bytes));
+  if (!back.ok() || *back != bytes) Violated("image", "Base64Decode(Base64Encode(x)) != x");
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -474,6 +501,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"findings", FuzzFindings},
       {"literature", FuzzLiterature},
       {"dicom", FuzzDicom},
+      {"image", FuzzImage},
   };
   return kTargets;
 }

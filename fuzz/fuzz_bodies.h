@@ -35,6 +35,7 @@ int FuzzNoteFacts(const uint8_t* data, size_t size);       // ReadNoteFacts + In
 int FuzzFindings(const uint8_t* data, size_t size);        // FindingsReader over every concept + BasePriorityFromFindings
 int FuzzLiterature(const uint8_t* data, size_t size);      // ParseEsearch, ParsePubmedXml, ParseCtgovStudies/Study, ParseEuropePmcSearch
 int FuzzDicom(const uint8_t* data, size_t size);           // imaging::DicomFile::Parse + Metadata + RenderFirstFrame + EncodePng
+int FuzzImage(const uint8_t* data, size_t size);           // imaging::SniffFormat + DecodePng/Jpeg + Downscale, base64
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

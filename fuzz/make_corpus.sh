@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${1:-build-sanitize}
 OUT=${2:-$BUILD_DIR/fuzz-seeds}
-TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts findings literature dicom)
+TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts findings literature dicom image)
 MAX_BYTES=65536
 
 rm -rf "$OUT"
@@ -57,6 +57,7 @@ for f in examples/worklist/*/fhir.json; do
 done
 for f in tests/fixtures/literature/*; do add_file literature "$f"; done
 for f in tests/fixtures/dicom/*.dcm; do add_file dicom "$f"; done  # the large ones are skipped (MAX_BYTES)
+for f in tests/fixtures/dicom/*.dcm; do add_file image "$f"; done  # SniffFormat sees DICOM too
 for f in data/growth/cdc/*.csv; do head -n 12 "$f" | add csv "$(basename "$f")"; done
 for f in data/growth/who/*girls*.csv; do head -n 6 "$f" | add csv "$(basename "$f")"; done
 

@@ -27,6 +27,7 @@ enum class EventType {
   kStepFinished,      // step, elapsed_ms, data: {"usage": {...}}
   kRunFinished,       // text: answer, data: {"status", "steps"}
   kError,             // text: message (model failure, nudges are not errors)
+  kGraphTransition,   // step: the graph step, data: GraphTransition JSON (graph.h) — graph-run apps only
 };
 
 const char* EventTypeName(EventType type);  // "run_started", "model_request", ...

@@ -46,6 +46,13 @@ struct ModelRequest {
   // Default: 0 (none: every message is looked at)
   uint64_t conversation_id = 0;
   std::string tool_choice;         // "auto", "none", "required" or "" (omit). Default: ""
+  // Constrains the reply's text to JSON, sent as is when not null:
+  // {"type": "json_schema", "json_schema": {"name": .., "schema": .., "strict": true}}
+  // or {"type": "json_object"} (OpenAI's structured output, honoured by vLLM,
+  // llama-server and Ollama). The caller still validates the reply: a server
+  // may ignore it. The text protocol drops it (its reply format is its own).
+  // Default: null (omitted)
+  Json response_format;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   bool stream = false;             // SSE streaming where the provider supports it

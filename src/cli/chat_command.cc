@@ -4,9 +4,14 @@
 // stdout gets the answer (or, with --json, the result object); stderr gets
 // progress (-v) and, with --stream, the model's text as it arrives. The trace
 // (--trace) and the event log (--events) are files the user asked for; logs
-// never carry the message text.
+// never carry the message text. --image files (PNG, JPEG, DICOM) go through
+// an ImageStore: read, checked, downscaled and encoded once before the run,
+// then sent as image parts of the user turn (a vision model is required).
 #include <iostream>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/chat/chat_app.h"
 #include "apps/common/app_runner.h"
@@ -15,6 +20,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "tools/imaging/image_store.h"
 
 namespace medreact::cli {
 namespace {
@@ -29,6 +35,8 @@ struct ChatFlags {
   std::string corpus_dir;
   std::string extras_path;
   std::string system_file;
+  std::vector<std::string> images;
+  int image_max_side = 1024;
   int max_steps = 20;
   double timeout_s = 600;
   double tool_timeout_s = 60;
@@ -66,6 +74,14 @@ int RunChatCommand(const ChatFlags& flags) {
       !provider.ok()) {
     return fail(provider.status().message());
   }
+  // Every image is read and encoded before any model call: a bad one is exit 2.
+  RunRequest request{.message = message};
+  imaging::ImageStore images({.max_side = flags.image_max_side});
+  for (const std::string& path : flags.images) {
+    Result<std::shared_ptr<const imaging::StoredImage>> image = images.AddFile(path);
+    if (!image.ok()) return fail(image.status().message());
+    request.images.push_back((*image)->Part());
+  }
   Result<std::shared_ptr<ToolRegistry>> tools =
       ChatTools(SplitPackList(flags.tools),
                 {.fhir_path = flags.fhir_path, .as_of = flags.as_of, .corpus_dir = flags.corpus_dir,
@@ -74,6 +90,12 @@ int RunChatCommand(const ChatFlags& flags) {
   if (!tools.ok()) return fail(tools.status().message());
   Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model);
   if (!model.ok()) return fail(model.status().message());
+  if (!request.images.empty() && !(*model)->capabilities().images) {
+    return fail("model '" + (*model)->name() + "' (protocol " + (*model)->protocol() +
+                ") cannot take images: --image needs a vision model on an OpenAI-compatible server "
+                "(--llm-url, --protocol native; e.g. a LLaVA, Qwen-VL or MedGemma model in vLLM, llama-server "
+                "with its --mmproj projector, or Ollama)");
+  }
 
   AgentOptions options;
   if (!flags.system_file.empty()) {
@@ -96,7 +118,7 @@ int RunChatCommand(const ChatFlags& flags) {
   options.cancel = InstallInterruptHandlers();
   options.on_event = (*reporter)->sink();
 
-  RunResult result = RunChat(*model, *tools, message, options);
+  RunResult result = RunChat(*model, *tools, std::move(request), options);
 
   if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
     std::cerr << "medreact chat: " << s.message() << "\n";
@@ -135,6 +157,14 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("--corpus", flags->corpus_dir, "a folder of guideline documents (.md, .txt) for the rag pack");
   chat->add_option("--extras", flags->extras_path, "a hints file (JSON) for the rag pack's query_extras");
   chat->add_option("--system-file", flags->system_file, "replace the system prompt with this file's text");
+  chat->add_option("--image", flags->images,
+                   "an image for the model: PNG, JPEG or DICOM (first frame), by content; repeatable. "
+                   "Sent once as a PNG image part of the question; needs a vision model")
+      ->allow_extra_args(false);  // one file per --image, so that MESSAGE after it stays the message
+  chat->add_option("--image-max-side", flags->image_max_side,
+                   "downscale each --image so that its longer side is at most N pixels "
+                   "(default 1024; 0 = keep the size)")
+      ->check(CLI::Range(0, 16384));
   chat->add_option("--max-steps", flags->max_steps, "model turns before stopping (status max_steps)")
       ->check(CLI::Range(1, 1000));
   chat->add_option("--timeout", flags->timeout_s, "seconds for the whole run (status timeout)")

@@ -13,6 +13,7 @@ const char* EventTypeName(EventType type) {
     case EventType::kStepFinished: return "step_finished";
     case EventType::kRunFinished: return "run_finished";
     case EventType::kError: return "error";
+    case EventType::kGraphTransition: return "graph_transition";
   }
   return "unknown";
 }

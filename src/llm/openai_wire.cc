@@ -1,9 +1,9 @@
 // The Chat Completions wire mapping: ModelRequest -> request body, and a
 // non-streamed response body -> ModelResponse.
 //
-// Request: {"model", "messages", "tools", "tool_choice", "temperature",
-// "max_tokens", "stream", "stream_options"}, each optional field present only
-// when set. Messages are {"role","content"}; a user turn with images carries a
+// Request: {"model", "messages", "tools", "tool_choice", "response_format",
+// "temperature", "max_tokens", "stream", "stream_options"}, each optional field
+// present only when set (response_format is the caller's object, as is). Messages are {"role","content"}; a user turn with images carries a
 // content array of {"type":"text"} and {"type":"image_url"} parts; an assistant
 // turn with calls has "content": null when it has no text and "tool_calls":
 // [{"id","type":"function","function":{"name","arguments"}}] where arguments is
@@ -313,6 +313,7 @@ Json BuildChatCompletionsBody(const ModelRequest& request, const std::string& mo
   body["messages"] = std::move(messages);
   if (!request.tools.empty()) body["tools"] = ToolsToWire(request.tools);
   if (!request.tool_choice.empty()) body["tool_choice"] = request.tool_choice;
+  if (!request.response_format.is_null()) body["response_format"] = request.response_format;
   if (request.temperature) body["temperature"] = *request.temperature;
   if (request.max_tokens) body["max_tokens"] = *request.max_tokens;
   if (request.stream) {
@@ -473,6 +474,10 @@ std::string ChatCompletionsBodyText(const ModelRequest& request, const std::stri
   if (!model.empty()) {
     key("model");
     out += DumpJson(Json(model));
+  }
+  if (!request.response_format.is_null()) {  // part of the tail, like tool_choice: never cached
+    key("response_format");
+    out += DumpJson(request.response_format);
   }
   if (request.stream) {
     key("stream");

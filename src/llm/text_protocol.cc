@@ -421,6 +421,8 @@ class TextProtocolModel : public ChatModel {
     plain.temperature = request.temperature;
     plain.max_tokens = request.max_tokens;
     plain.stream = request.stream;
+    // response_format is dropped: the reply must be the protocol's text
+    // (markers, TOOL_CALL lines), which a JSON-only constraint would forbid.
     Result<ModelResponse> inner = inner_->Complete(plain, ctx);
     if (!inner.ok()) return inner.status();
     return Interpret(std::move(inner).value(), options, answer_tool);

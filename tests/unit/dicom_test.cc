@@ -419,11 +419,11 @@ TEST(DicomTest, PngHasTheFramesSizeAndKind) {
   EXPECT_EQ(be32(20), 128u);
   EXPECT_EQ((*png)[24], 8);  // bit depth
   EXPECT_EQ((*png)[25], 0);  // colour type: grey
-  RenderedFrame rgb{.width = 2, .height = 1, .channels = 3, .pixels = {255, 0, 0, 0, 0, 255}};
+  RenderedFrame rgb{Raster{.width = 2, .height = 1, .channels = 3, .pixels = {255, 0, 0, 0, 0, 255}}};
   Result<std::string> colour = EncodePng(rgb);
   ASSERT_TRUE(colour.ok());
   EXPECT_EQ((*colour)[25], 2);  // colour type: RGB
-  RenderedFrame bad{.width = 3, .height = 3, .channels = 1, .pixels = {1, 2}};
+  RenderedFrame bad{Raster{.width = 3, .height = 3, .channels = 1, .pixels = {1, 2}}};
   EXPECT_FALSE(EncodePng(bad).ok());
 }
 

@@ -68,6 +68,40 @@ TEST(OpenAIWireTest, ToolsChoiceSamplingAndStreamOptions) {
   EXPECT_EQ(body["stream_options"], Json({{"include_usage", true}}));
 }
 
+// Structured output: the caller's response_format goes out as is, in both
+// body writers, streamed or not; it is absent when null.
+TEST(OpenAIWireTest, ResponseFormatIsSentAsIsStreamingAndNot) {
+  ModelRequest request;
+  request.messages = {Message::User("Describe the film.")};
+  EXPECT_FALSE(BuildChatCompletionsBody(request, "m").contains("response_format"));
+  request.response_format = {
+      {"type", "json_schema"},
+      {"json_schema",
+       {{"name", "report"},
+        {"schema", {{"type", "object"}, {"required", {"findings"}}, {"properties", {{"findings", {{"type", "string"}}}}}}},
+        {"strict", true}}}};
+  ChatBodyCache cache;
+  for (bool stream : {false, true}) {
+    request.stream = stream;
+    request.temperature = 0.0;
+    request.max_tokens = 1024;
+    const Json body = BuildChatCompletionsBody(request, "m");
+    EXPECT_EQ(body["response_format"], request.response_format) << stream;
+    EXPECT_EQ(body.contains("stream"), stream);
+    for (int round = 0; round < 2; ++round) {  // from scratch, then with cached messages
+      const std::string text = ChatCompletionsBodyText(request, "m", cache);
+      EXPECT_EQ(text, DumpJson(body)) << stream;
+      EXPECT_EQ(MustParse(text)["response_format"], request.response_format) << stream;
+    }
+  }
+  // The same messages with another format, then none: the tail is never taken from the cache.
+  request.response_format = {{"type", "json_object"}};
+  EXPECT_EQ(MustParse(ChatCompletionsBodyText(request, "m", cache))["response_format"],
+            Json({{"type", "json_object"}}));
+  request.response_format = nullptr;
+  EXPECT_FALSE(MustParse(ChatCompletionsBodyText(request, "m", cache)).contains("response_format"));
+}
+
 TEST(OpenAIWireTest, UserImagesBecomeContentParts) {
   Message user = Message::User("What does this ECG show?");
   ContentPart image;

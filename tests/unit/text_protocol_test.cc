@@ -314,10 +314,12 @@ class TextProtocolModelTest : public ::testing::Test {
 
 TEST_F(TextProtocolModelTest, SendsNoToolsAndPutsInstructionsInSystemPrompt) {
   request_.messages = {Message::System("You are Sentinel-X."), Message::User("PE on CT.")};
+  request_.response_format = {{"type", "json_object"}};
   ASSERT_TRUE(Reply("FINAL_ANSWER: ok").ok());
   const ModelRequest& seen = state_->seen;
   EXPECT_TRUE(seen.tools.empty());
   EXPECT_EQ(seen.tool_choice, "");
+  EXPECT_TRUE(seen.response_format.is_null());  // the protocol's markers are the reply format
   EXPECT_EQ(seen.temperature, 0.0);
   EXPECT_EQ(seen.max_tokens, 512);
   EXPECT_TRUE(seen.stream);

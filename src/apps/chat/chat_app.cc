@@ -18,8 +18,13 @@ Result<std::shared_ptr<ToolRegistry>> ChatTools(std::vector<std::string> packs, 
 
 RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
                   const std::string& message, const AgentOptions& options) {
+  return RunChat(std::move(model), std::move(tools), RunRequest{.message = message}, options);
+}
+
+RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools, RunRequest request,
+                  const AgentOptions& options) {
   Agent agent(std::move(model), std::move(tools), options);
-  return agent.Run({.message = message});
+  return agent.Run(request);
 }
 
 }  // namespace medreact

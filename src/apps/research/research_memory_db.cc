@@ -323,14 +323,10 @@ Result<MemoryContents> MemoryDb::Load() {
   return out;
 }
 
-Result<int64_t> MemoryDb::InsertEvidence(const std::string& key, const Evidence& e, const Embedding& vector) {
-  Result<Stmt*> s = impl_->Prepared(
-      impl_->insert_evidence,
-      "INSERT INTO evidence(key, id, url, title, abstract, authors, year, source, type, citation, peer_reviewed, "
-      "other_ids, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-  if (!s.ok()) return s.status();
-  Stmt& st = **s;
-  st.Text(1, key);
+namespace {
+
+// Parameters ?2..?12 of the insert and the update: the record's fields, in one place.
+void BindEvidence(Stmt& st, const Evidence& e) {
   st.Text(2, e.id);
   st.Text(3, e.url);
   st.Text(4, e.title);
@@ -342,6 +338,19 @@ Result<int64_t> MemoryDb::InsertEvidence(const std::string& key, const Evidence&
   st.Text(10, e.citation);
   st.Int(11, e.peer_reviewed ? 1 : 0);
   st.Text(12, StringsToJson(e.other_ids));
+}
+
+}  // namespace
+
+Result<int64_t> MemoryDb::InsertEvidence(const std::string& key, const Evidence& e, const Embedding& vector) {
+  Result<Stmt*> s = impl_->Prepared(
+      impl_->insert_evidence,
+      "INSERT INTO evidence(key, id, url, title, abstract, authors, year, source, type, citation, peer_reviewed, "
+      "other_ids, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  if (!s.ok()) return s.status();
+  Stmt& st = **s;
+  st.Text(1, key);
+  BindEvidence(st, e);
   if (vector.empty()) {
     st.Null(13);
   } else {
@@ -359,17 +368,7 @@ Status MemoryDb::UpdateEvidence(int64_t seq, const Evidence& e) {
   if (!s.ok()) return s.status();
   Stmt& st = **s;
   st.Int(1, seq);
-  st.Text(2, e.id);
-  st.Text(3, e.url);
-  st.Text(4, e.title);
-  st.Text(5, e.abstract);
-  st.Text(6, StringsToJson(e.authors));
-  st.Int(7, e.year);
-  st.Text(8, EvidenceSourceName(e.source));
-  st.Text(9, e.type);
-  st.Text(10, e.citation);
-  st.Int(11, e.peer_reviewed ? 1 : 0);
-  st.Text(12, StringsToJson(e.other_ids));
+  BindEvidence(st, e);
   return st.Step() == SQLITE_DONE ? Status::OK() : impl_->Error("updating evidence");
 }
 

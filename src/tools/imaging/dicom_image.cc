@@ -1,5 +1,5 @@
 // DICOM reading and rendering over DCMTK (dcmdata, dcmimgle, dcmimage, the
-// JPEG / JPEG-LS / RLE decoders) and PNG writing over libpng's simplified API.
+// JPEG / JPEG-LS / RLE decoders). PNG writing is image_codec.cc's.
 //
 // The bytes are read whole (ReadUserFile: type check, size cap) and parsed
 // from memory, so a file and a fuzzer's bytes take the same path. DCMTK's
@@ -9,9 +9,6 @@
 // that a text file is "not DICOM" rather than a garbage dataset.
 #include "tools/imaging/dicom_image.h"
 
-#include <png.h>
-
-#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <utility>
@@ -194,35 +191,6 @@ Result<RenderedFrame> DicomFile::RenderFirstFrame() {
 
 Result<Json> DicomFile::Metadata(const DicomMetadataOptions& options) const {
   return DatasetToJson(*impl_->file.getDataset(), impl_->name, options.keep_phi);
-}
-
-Result<std::string> EncodePng(const RenderedFrame& frame) {
-  const size_t expected = size_t{static_cast<size_t>(frame.width)} * frame.height * frame.channels;
-  if (frame.width <= 0 || frame.height <= 0 || (frame.channels != 1 && frame.channels != 3) ||
-      frame.pixels.size() != expected) {
-    return Status::InvalidArgument("PNG: frame sizes and pixels disagree");
-  }
-  png_image image;
-  std::memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  image.width = static_cast<png_uint_32>(frame.width);
-  image.height = static_cast<png_uint_32>(frame.height);
-  image.format = frame.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  png_alloc_size_t size = 0;
-  // First call measures, second writes.
-  if (!png_image_write_to_memory(&image, nullptr, &size, 0, frame.pixels.data(), 0, nullptr)) {
-    std::string why = image.message;
-    png_image_free(&image);
-    return Status::InvalidArgument("PNG: " + why);
-  }
-  std::string out(size, '\0');
-  if (!png_image_write_to_memory(&image, out.data(), &size, 0, frame.pixels.data(), 0, nullptr)) {
-    std::string why = image.message;
-    png_image_free(&image);
-    return Status::InvalidArgument("PNG: " + why);
-  }
-  out.resize(size);
-  return out;
 }
 
 }  // namespace medreact::imaging

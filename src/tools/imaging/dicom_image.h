@@ -1,5 +1,6 @@
-// DICOM images: read a file, render its first frame to 8-bit pixels, write
-// PNG, and dump its attributes as DICOM JSON without patient identifiers.
+// DICOM images: read a file, render its first frame to 8-bit pixels (a
+// Raster, written as PNG by image_codec.h's EncodePng), and dump its
+// attributes as DICOM JSON without patient identifiers.
 //
 // DicomFile reads every encoding DCMTK reads: a Part 10 file (128-byte
 // preamble, "DICM", file meta header) or a bare dataset without them
@@ -32,6 +33,7 @@
 
 #include "medreact/json.h"
 #include "medreact/status.h"
+#include "tools/imaging/image_codec.h"
 
 namespace medreact::imaging {
 
@@ -41,12 +43,9 @@ inline constexpr size_t kMaxDicomBytes = size_t{1} << 30;
 // (Rows × Columns × samples): 2^28, e.g. 16384 × 16384.
 inline constexpr uint64_t kMaxDicomFramePixels = uint64_t{1} << 28;
 
-// The first frame, rendered.
-struct RenderedFrame {
-  int width = 0;                       // Columns
-  int height = 0;                      // Rows
-  int channels = 0;                    // 1 (grey) or 3 (RGB, interleaved)
-  std::vector<uint8_t> pixels;         // width × height × channels bytes, row-major
+// The first frame, rendered: a Raster (image_codec.h) of Columns × Rows
+// pixels, grey (1 channel) or RGB (3, interleaved), plus how it was made.
+struct RenderedFrame : Raster {
   unsigned long frames = 0;            // Number of Frames in the file (1 when absent)
   std::string photometric;             // Photometric Interpretation as stored, e.g. "MONOCHROME1"
   std::string transfer_syntax_uid;     // e.g. "1.2.840.10008.1.2.4.70"
@@ -102,9 +101,7 @@ class DicomFile {
   std::unique_ptr<Impl> impl_;
 };
 
-// `frame` as a PNG file's bytes (8-bit grey or RGB, no interlace).
-// InvalidArgument when the frame's sizes and pixels disagree.
-Result<std::string> EncodePng(const RenderedFrame& frame);
+// A frame is written as PNG with EncodePng(const Raster&) (image_codec.h).
 
 }  // namespace medreact::imaging
 

@@ -17,13 +17,16 @@
 //   Ground   (xray_phrase_grounding) {"boxes": [{"x0","y0","x1","y1"}]} in
 //            0..1 fractions of the image (what vision LLMs are asked for),
 //            converted to pixels of the stored image and validated like the
-//            grounding endpoint's.
+//            grounding endpoint's (a coordinate up to 0.02 outside 0..1 is
+//            clipped, one further out is sent back as a problem; corners are
+//            sorted; a box under a pixel after clipping is dropped).
 // Errors name the model and what failed ("vision model chexagent at
 // http://...: reply is not the schema's JSON: /impression: required").
 // Thread-safe when the model is (the OpenAI client is).
 #ifndef MEDREACT_TOOLS_IMAGING_VISION_CLIENT_H_
 #define MEDREACT_TOOLS_IMAGING_VISION_CLIENT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,10 +70,17 @@ class VisionClient {
                            const CancellationToken& cancel) const;
 
  private:
+  // A check beyond the schema ("" when the value is fine, else its problems),
+  // whose problems are sent back like the schema's. May be empty.
+  using Check = std::function<std::string(const Json& value)>;
+  struct Reply {
+    Json value;         // validated against the schema and the check
+    std::string model;  // the server's model name, else model_name()
+  };
   // One question with a schema; the validated JSON.
-  Result<Json> Ask(const std::vector<std::shared_ptr<const StoredImage>>& images, const std::string& system,
-                   const std::string& text, const std::string& schema_name, const Json& schema,
-                   const Deadline& deadline, const CancellationToken& cancel) const;
+  Result<Reply> Ask(const std::vector<std::shared_ptr<const StoredImage>>& images, const std::string& system,
+                    const std::string& text, const std::string& schema_name, const Json& schema, const Check& check,
+                    const Deadline& deadline, const CancellationToken& cancel) const;
 
   std::shared_ptr<ChatModel> model_;
   std::string name_;

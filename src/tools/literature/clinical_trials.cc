@@ -10,13 +10,13 @@
 #include <utility>
 
 #include "core/text_util.h"
+#include "tools/literature/literature_paging.h"
 #include "tools/literature/literature_text.h"
 
 namespace medreact {
 namespace {
 
 constexpr const char kStudyUrl[] = "https://clinicaltrials.gov/study/";
-constexpr int kMaxPages = 10;
 
 // The pieces the mapping reads (API v2 "fields" accepts piece names).
 constexpr const char kFields[] =
@@ -186,33 +186,12 @@ Result<LiteratureResults> ClinicalTrialsClient::Search(const std::string& query,
                                      Join(known, ", ") + ")");
     }
   }
-  LiteratureResults results{.from_cache = true};
-  std::set<std::string> tokens_seen;
-  std::string token;
-  for (int page_number = 0; page_number < kMaxPages; ++page_number) {
-    const int wanted = max_results - static_cast<int>(results.evidence.size());
-    CtgovPage page;
-    Result<LiteratureResponse> fetched = fetcher_->Get(
-        {.url = SearchUrl(query, wanted, statuses, token), .what = "study search"}, ctx,
-        [&page](const CachedResponse& r) -> Status {
-          Result<CtgovPage> parsed = ParseCtgovStudies(r.body);
-          if (!parsed.ok()) return parsed.status();
-          page = std::move(*parsed);
-          return Status::OK();
-        });
-    if (!fetched.ok()) return fetched.status();
-    results.from_cache = results.from_cache && fetched->from_cache;
-    if (page_number == 0) results.total = page.total;
-    for (Evidence& e : page.evidence) {
-      if (static_cast<int>(results.evidence.size()) < max_results) results.evidence.push_back(std::move(e));
-    }
-    if (static_cast<int>(results.evidence.size()) >= max_results || page.next_page_token.empty() ||
-        page.evidence.empty() || !tokens_seen.insert(page.next_page_token).second) {
-      break;
-    }
-    token = page.next_page_token;
-  }
-  if (results.total < 0) results.total = static_cast<int64_t>(results.evidence.size());
+  Result<LiteratureResults> results = FetchPages<CtgovPage>(
+      *fetcher_, ctx, "study search", max_results, "",
+      [&](int wanted, const std::string& token) { return SearchUrl(query, wanted, statuses, token); },
+      &ParseCtgovStudies, &CtgovPage::total, &CtgovPage::next_page_token);
+  if (!results.ok()) return results;
+  if (results->total < 0) results->total = static_cast<int64_t>(results->evidence.size());
   return results;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/text_util.h"
+#include "tools/literature/literature_paging.h"
 #include "tools/literature/literature_text.h"
 
 namespace medreact {
@@ -16,7 +17,6 @@ namespace {
 
 constexpr const char kPubMedArticleUrl[] = "https://pubmed.ncbi.nlm.nih.gov/";
 constexpr const char kEuropePmcArticleUrl[] = "https://europepmc.org/article/";
-constexpr int kMaxPages = 10;
 
 const Json* At(const Json& j, std::initializer_list<const char*> path) {
   const Json* cur = &j;
@@ -181,32 +181,10 @@ std::string EuropePmcClient::SearchUrl(const std::string& query, int page_size, 
 Result<LiteratureResults> EuropePmcClient::Search(const std::string& query, int max_results,
                                                   const ToolContext& ctx) const {
   max_results = std::clamp(max_results, 1, 100);
-  LiteratureResults results{.from_cache = true};
-  std::string cursor = "*";
-  std::set<std::string> cursors_seen = {cursor};
-  for (int page_number = 0; page_number < kMaxPages; ++page_number) {
-    const int wanted = max_results - static_cast<int>(results.evidence.size());
-    EuropePmcPage page;
-    Result<LiteratureResponse> fetched = fetcher_->Get(
-        {.url = SearchUrl(query, wanted, cursor), .what = "search"}, ctx, [&page](const CachedResponse& r) -> Status {
-          Result<EuropePmcPage> parsed = ParseEuropePmcSearch(r.body);
-          if (!parsed.ok()) return parsed.status();
-          page = std::move(*parsed);
-          return Status::OK();
-        });
-    if (!fetched.ok()) return fetched.status();
-    results.from_cache = results.from_cache && fetched->from_cache;
-    if (page_number == 0) results.total = page.hit_count;
-    for (Evidence& e : page.evidence) {
-      if (static_cast<int>(results.evidence.size()) < max_results) results.evidence.push_back(std::move(e));
-    }
-    if (static_cast<int>(results.evidence.size()) >= max_results || page.next_cursor_mark.empty() ||
-        page.evidence.empty() || !cursors_seen.insert(page.next_cursor_mark).second) {
-      break;
-    }
-    cursor = page.next_cursor_mark;
-  }
-  return results;
+  return FetchPages<EuropePmcPage>(
+      *fetcher_, ctx, "search", max_results, "*",
+      [&](int wanted, const std::string& cursor) { return SearchUrl(query, wanted, cursor); }, &ParseEuropePmcSearch,
+      &EuropePmcPage::hit_count, &EuropePmcPage::next_cursor_mark);
 }
 
 Result<LiteratureResults> EuropePmcClient::SearchPreprints(const std::string& query, int max_results,
