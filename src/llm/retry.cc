@@ -133,7 +133,8 @@ Status ModelGiveUp(const RetryGiveUpInfo& info) {
       break;
   }
   std::string text = "model call failed after " + std::to_string(info.attempts) +
-                     (info.attempts == 1 ? " attempt (" : " attempts (") + why + "); last error: " + info.last.message();
+                     (info.attempts == 1 ? " attempt (" : " attempts (") + why +
+                     "); last error: " + info.last.message();
   if (info.http_status == 429) return Status::ResourceExhausted(std::move(text));
   if (info.last.code() == StatusCode::kTimeout) return Status::Timeout(std::move(text));
   return Status::Unavailable(std::move(text));
@@ -174,7 +175,8 @@ Status RunRetryLoop(const RetryPolicy& policy, const RetryCall& call,
     if (!last.retryable) return last.error;
     if (attempts >= max_attempts) return give_up(RetryGiveUp::kRetriesExhausted);
 
-    const Millis delay = last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
+    const Millis delay =
+        last.retry_after ? std::min(*last.retry_after, policy.max_backoff) : Backoff(policy, attempts - 1);
     if (!call.deadline.is_never() && call.deadline.remaining() < delay) {
       return give_up(RetryGiveUp::kDeadlineNearerThanDelay, delay, call.deadline.remaining());
     }

@@ -230,7 +230,8 @@ Result<LiteratureResponse> LiteratureFetcher::GetOnline(const LiteratureRequest&
       attempt.error = Status::Cancelled(request.what + " cancelled");
     } else if (!response.ok()) {
       attempt.error = response.status();
-      attempt.retryable = attempt.error.code() == StatusCode::kUnavailable || attempt.error.code() == StatusCode::kTimeout;
+      attempt.retryable =
+          attempt.error.code() == StatusCode::kUnavailable || attempt.error.code() == StatusCode::kTimeout;
     } else if (response->status / 100 != 2) {
       attempt.error = HttpStatusError(*response, request.url);
       attempt.retryable = IsRetryableHttpStatus(response->status);
