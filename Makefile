@@ -71,6 +71,7 @@ test: build
 run: build
 	@bash examples/run.sh $(BUILD_DIR)
 	@bash examples/research/run.sh $(BUILD_DIR)
+	@bash examples/cxr/run.sh $(BUILD_DIR)
 
 bench: build
 	$(BUILD_DIR)/medreact_bench --benchmark_min_time=0.2

@@ -24,6 +24,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code);
 void AddResearchCommand(CLI::App& app, int* exit_code);
 void AddDicomCommand(CLI::App& app, int* exit_code);
 void AddRunsCommand(CLI::App& app, int* exit_code);
+void AddCxrCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

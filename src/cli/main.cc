@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   medreact::cli::AddResearchCommand(app, &exit_code);
   medreact::cli::AddDicomCommand(app, &exit_code);
   medreact::cli::AddRunsCommand(app, &exit_code);
+  medreact::cli::AddCxrCommand(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -18,6 +18,18 @@ inline std::string UtcTimestamp() {
   return buf;
 }
 
+// The same to the millisecond: "2026-11-25T03:04:05.123Z" (event streams).
+inline std::string UtcTimestampMillis() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return std::string(buf) + "." + std::to_string(1000 + ms).substr(1) + "Z";
+}
+
 }  // namespace medreact
 
 #endif  // MEDREACT_CORE_TIME_UTIL_H_

@@ -13,6 +13,7 @@
 #include "apps/research/research_prompts.h"
 #include "apps/research/research_report.h"
 #include "core/text_util.h"
+#include "core/time_util.h"
 #include "medreact/graph.h"
 #include "medreact/tool.h"
 
@@ -516,7 +517,7 @@ class Research {
   }
 
   void Emit(Type type, const std::string& agent, std::string message, Json data = nullptr) {
-    ResearchEvent e{.type = type, .iteration = round_, .timestamp = UtcTimestamp(), .agent = agent,
+    ResearchEvent e{.type = type, .iteration = round_, .timestamp = UtcTimestampMillis(), .agent = agent,
                     .message = std::move(message), .data = std::move(data)};
     if (config_.on_event) config_.on_event(e);
     out_.events.push_back(std::move(e));

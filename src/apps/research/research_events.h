@@ -47,9 +47,6 @@ using ResearchEventSink = std::function<void(const ResearchEvent&)>;
 // {"type","iteration","timestamp"[,"agent"],"message"[,"data"]}
 Json ToJson(const ResearchEvent& event);
 
-// Now, as "2025-01-31T12:00:00.123Z".
-std::string UtcTimestamp();
-
 }  // namespace medreact
 
 #endif  // MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
