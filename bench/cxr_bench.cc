@@ -85,8 +85,10 @@ void BM_CxrBytesPerTurn(benchmark::State& state) {
       request.messages = messages;
       bytes.push_back(DumpJson(BuildChatCompletionsBody(request, "m")).size());
       if (turn == 3) break;
-      messages.push_back(Message::Assistant("", {{"call_" + std::to_string(turn), tools[turn], R"({"image_id":"img1"})"}}));
-      messages.push_back(Message::Tool("call_" + std::to_string(turn), tools[turn], R"({"image_id":"img1","ok":true})"));
+      messages.push_back(
+          Message::Assistant("", {{"call_" + std::to_string(turn), tools[turn], R"({"image_id":"img1"})"}}));
+      messages.push_back(
+          Message::Tool("call_" + std::to_string(turn), tools[turn], R"({"image_id":"img1","ok":true})"));
       if (!reuse) {
         // The image handed back again as a new part, encoded again.
         const auto start = std::chrono::steady_clock::now();
@@ -98,7 +100,8 @@ void BM_CxrBytesPerTurn(benchmark::State& state) {
       }
     }
   }
-  for (size_t i = 0; i < bytes.size(); ++i) state.counters["bytes_turn_" + std::to_string(i + 1)] = static_cast<double>(bytes[i]);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    state.counters["bytes_turn_" + std::to_string(i + 1)] = static_cast<double>(bytes[i]);
   size_t total = 0;
   for (size_t b : bytes) total += b;
   state.counters["bytes_4_turns"] = static_cast<double>(total);

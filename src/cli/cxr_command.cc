@@ -105,23 +105,30 @@ Result<std::string> PrepareImageDir(const std::string& requested) {
 int RunCxrCommand(const CxrFlags& flags) {
   if (!flags.question.empty() && IsBlank(flags.question)) return Fail("the question is empty");
   if (!flags.question.empty() && flags.interactive) return Fail("give --question or --interactive, not both");
-  const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
-                           .result_path = flags.out_path, .verbose = flags.verbose, .stream = flags.stream};
+  const RunOutputs outputs{.trace_path = flags.trace_path,
+                           .events_path = flags.events_path,
+                           .result_path = flags.out_path,
+                           .verbose = flags.verbose,
+                           .stream = flags.stream};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
   Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
   if (!provider.ok()) return Fail(provider.status().message());
 
   // The toolbox.
-  Result<imaging::ImagingEndpoints> endpoints = imaging::ResolveImagingEndpoints(
-      {.classifier_url = flags.classifier_url, .segmentation_url = flags.segmentation_url,
-       .grounding_url = flags.grounding_url, .request_timeout = SecondsToMillis(flags.tool_timeout_s)});
+  Result<imaging::ImagingEndpoints> endpoints =
+      imaging::ResolveImagingEndpoints({.classifier_url = flags.classifier_url,
+                                        .segmentation_url = flags.segmentation_url,
+                                        .grounding_url = flags.grounding_url,
+                                        .request_timeout = SecondsToMillis(flags.tool_timeout_s)});
   if (!endpoints.ok()) return Fail(endpoints.status().message());
   std::shared_ptr<const imaging::VisionClient> vision;
   if (!flags.vision_url.empty()) {
-    Result<std::shared_ptr<ChatModel>> model =
-        BuildModel({.provider = "native", .base_url = flags.vision_url, .model = flags.vision_model,
-                    .api_key = flags.vision_api_key, .request_timeout = SecondsToMillis(flags.tool_timeout_s),
-                    .max_retries = 2});
+    Result<std::shared_ptr<ChatModel>> model = BuildModel({.provider = "native",
+                                                           .base_url = flags.vision_url,
+                                                           .model = flags.vision_model,
+                                                           .api_key = flags.vision_api_key,
+                                                           .request_timeout = SecondsToMillis(flags.tool_timeout_s),
+                                                           .max_retries = 2});
     if (!model.ok()) return Fail("--vision-url: " + model.status().message());
     vision = std::make_shared<imaging::VisionClient>(*model);
   }
@@ -161,8 +168,7 @@ int RunCxrCommand(const CxrFlags& flags) {
 
   CxrConfig config;
   config.tools.store = store;
-  if (!endpoints->classifier_url.empty() || !endpoints->segmentation_url.empty() ||
-      !endpoints->grounding_url.empty()) {
+  if (!endpoints->classifier_url.empty() || !endpoints->segmentation_url.empty() || !endpoints->grounding_url.empty()) {
     config.tools.endpoints = std::make_shared<imaging::ImagingClient>(*endpoints);
   }
   config.tools.vision = vision;
@@ -231,14 +237,15 @@ int RunCxrCommand(const CxrFlags& flags) {
       exit_code = kExitRunFailed;
     }
     for (const Json& a : last.result.value("annotated_images", Json::array())) {
-      if (!a.value("path", std::string()).empty()) std::cerr << "cxr: annotated image " << a["path"].get<std::string>() << "\n";
+      if (!a.value("path", std::string()).empty())
+        std::cerr << "cxr: annotated image " << a["path"].get<std::string>() << "\n";
     }
     history = last.messages;
     first = false;
     if (!conversation || config.cancel.cancelled()) break;
   }
   if (first) return ExitCodeAfterInterrupt(kExitOk);  // a conversation ended before any question
-  if (no_image_read) exit_code = kExitRunFailed;  // an answer was printed, but no image could be read
+  if (no_image_read) exit_code = kExitRunFailed;      // an answer was printed, but no image could be read
   if (Status s = (*reporter)->WriteTrace(last.trace); !s.ok()) {
     std::cerr << "medreact cxr: " << s.message() << "\n";
     exit_code = kExitRunFailed;
@@ -258,24 +265,32 @@ void AddCxrCommand(CLI::App& app, int* exit_code) {
       "cxr", "the chest X-ray agent (MedRAX): imaging tools over model endpoints, a model or the offline plan");
   AddModelFlags(cmd, &flags->model);
   cmd->add_option("images", flags->images, "chest X-ray images: PNG, JPEG or DICOM")->required();
-  cmd->add_option("--question", flags->question, "the question (default: a conversation on a terminal)");
+  cmd->add_option("--question", flags->question,
+                  "the question (default: a conversation on a terminal, else a general read of the images)");
   cmd->add_flag("--interactive", flags->interactive, "a conversation: questions read line by line from stdin");
   cmd->add_option("--planner", flags->planner, "auto (the model when configured), model, or rules (offline plan)")
       ->check(CLI::IsMember({"auto", "model", "rules"}));
-  cmd->add_option("--vision-url", flags->vision_url, "OpenAI-compatible vision model server for VQA, reports, grounding")
+  cmd->add_option("--vision-url", flags->vision_url,
+                  "OpenAI-compatible vision model server for VQA, reports, grounding")
       ->envname("MEDREACT_CXR_VISION_URL");
-  cmd->add_option("--vision-model", flags->vision_model, "the vision model's name")->envname("MEDREACT_CXR_VISION_MODEL");
+  cmd->add_option("--vision-model", flags->vision_model, "the vision model's name")
+      ->envname("MEDREACT_CXR_VISION_MODEL");
   cmd->add_option("--vision-api-key", flags->vision_api_key, "bearer token for the vision server")
       ->envname("MEDREACT_CXR_VISION_API_KEY");
-  cmd->add_option("--classifier-url", flags->classifier_url, "classifier endpoint (docs/imaging-endpoints.md)");
-  cmd->add_option("--segmentation-url", flags->segmentation_url, "segmentation endpoint");
-  cmd->add_option("--grounding-url", flags->grounding_url, "phrase-grounding endpoint");
-  cmd->add_option("--image-dir", flags->image_dir, "folder for masks and annotated images (default: a new temp folder)");
+  cmd->add_option("--classifier-url", flags->classifier_url,
+                  "classifier endpoint, docs/imaging-endpoints.md (or MEDREACT_CXR_CLASSIFIER_URL)");
+  cmd->add_option("--segmentation-url", flags->segmentation_url,
+                  "segmentation endpoint (or MEDREACT_CXR_SEGMENTATION_URL)");
+  cmd->add_option("--grounding-url", flags->grounding_url,
+                  "phrase-grounding endpoint (or MEDREACT_CXR_GROUNDING_URL; MEDREACT_CXR_API_KEY for all three)");
+  cmd->add_option("--image-dir", flags->image_dir,
+                  "folder for masks and annotated images (default: a new temp folder)");
   cmd->add_option("--image-max-side", flags->image_max_side, "longest side in pixels after downscaling")
       ->check(CLI::Range(64, 8192));
   cmd->add_option("--threshold", flags->threshold, "classifier probability at which a finding counts (0..1)")
       ->check(FiniteRange(0, 1, "probability"));
-  cmd->add_option("--system-prompt", flags->system_file, "the system prompt file (default: data/prompts/cxr_system.md)");
+  cmd->add_option("--system-prompt", flags->system_file,
+                  "the system prompt file (default: data/prompts/cxr_system.md)");
   cmd->add_option("--max-steps", flags->max_steps, "model turns per question")->check(CLI::Range(1, 100));
   cmd->add_option("--timeout", flags->timeout_s, "seconds per question")->check(Seconds());
   cmd->add_option("--tool-timeout", flags->tool_timeout_s, "seconds for one tool call")->check(Seconds());

@@ -69,7 +69,8 @@ Json Labels() {
 
 // One box, in pixels of the image sent (the 1976 x 1576 file is sent at 1024 x 817, the chest at 440 x 440).
 Json Boxes(int x0 = 300, int y0 = 350, int x1 = 700, int y1 = 700) {
-  return {{"model", "scripted-grounding"}, {"boxes", {{{"x0", x0}, {"y0", y0}, {"x1", x1}, {"y1", y1}, {"score", 0.7}}}}};
+  return {{"model", "scripted-grounding"},
+          {"boxes", {{{"x0", x0}, {"y0", y0}, {"x1", x1}, {"y1", y1}, {"score", 0.7}}}}};
 }
 
 Json ToolCallEntry(std::vector<Json> calls) {
@@ -149,12 +150,15 @@ TEST(CxrE2ETest, ClassifyAndGroundConcurrentlyThenVisualiseThenAnswer) {
   Json script = {
       {"responses",
        {ToolCallEntry({{{"id", "c1"}, {"name", "chest_xray_classifier"}, {"arguments", {{"image_id", "img1"}}}},
-                       {{"id", "c2"}, {"name", "xray_phrase_grounding"},
+                       {{"id", "c2"},
+                        {"name", "xray_phrase_grounding"},
                         {"arguments", {{"image_id", "img1"}, {"phrase", "cardiomegaly"}}}}}),
-        ToolCallEntry({{{"id", "c3"}, {"name", "image_visualizer"},
-                        {"arguments", {{"image_id", "img1"},
-                                       {"boxes", {{{"x0", 300}, {"y0", 350}, {"x1", 700}, {"y1", 700},
-                                                   {"label", "cardiomegaly"}}}}}}}}),
+        ToolCallEntry(
+            {{{"id", "c3"},
+              {"name", "image_visualizer"},
+              {"arguments",
+               {{"image_id", "img1"},
+                {"boxes", {{{"x0", 300}, {"y0", 350}, {"x1", 700}, {"y1", 700}, {"label", "cardiomegaly"}}}}}}}}),
         AnswerEntry("Cardiomegaly (classifier 0.81), located over the cardiac silhouette; see the annotated image.")}},
       {"routes",
        {{"/classify", {{"responses", {{{"status", 200}, {"delay_ms", 400}, {"json", Labels()}}}}}},
@@ -227,20 +231,21 @@ TEST(CxrE2ETest, ClassifyAndGroundConcurrentlyThenVisualiseThenAnswer) {
   // The graph: reason → act → reason → act → reason → __end__.
   std::vector<std::string> path;
   for (const Event& e : h.events) {
-    if (e.type == EventType::kGraphTransition) path.push_back(e.data["node"].get<std::string>() + ">" +
-                                                               e.data["next"].get<std::string>());
+    if (e.type == EventType::kGraphTransition)
+      path.push_back(e.data["node"].get<std::string>() + ">" + e.data["next"].get<std::string>());
   }
   EXPECT_EQ(path, (std::vector<std::string>{"reason>act", "act>reason", "reason>act", "act>reason", "reason>__end__"}));
 }
 
 TEST(CxrE2ETest, OfflinePlanRunsTheToolsInMedraxOrderAndSaysNoModelWasInvolved) {
   Harness h;
-  Json script = {{"responses", Json::array()},
-                 {"routes",
-                  {{"/classify", {{"responses", {{{"status", 200}, {"json", Labels()}}}}}},
-                   {"/ground", {{"on_exhausted", "repeat_last"},
-                                {"responses", {{{"status", 200}, {"json", Boxes(150, 200, 330, 360)}}}}}},
-                   {"/segment", {{"responses", {{{"status", 500}, {"body", "segmentation model crashed"}}}}}}}}};
+  Json script = {
+      {"responses", Json::array()},
+      {"routes",
+       {{"/classify", {{"responses", {{{"status", 200}, {"json", Labels()}}}}}},
+        {"/ground",
+         {{"on_exhausted", "repeat_last"}, {"responses", {{{"status", 200}, {"json", Boxes(150, 200, 330, 360)}}}}}},
+        {"/segment", {{"responses", {{{"status", 500}, {"body", "segmentation model crashed"}}}}}}}}};
   h.Start(script);
   auto image = h.store->AddFile(kDicomDir + "CR-MONO1-10-chest.dcm");
   ASSERT_TRUE(image.ok()) << image.status().ToString();
@@ -263,16 +268,18 @@ TEST(CxrE2ETest, OfflinePlanRunsTheToolsInMedraxOrderAndSaysNoModelWasInvolved) 
 TEST(CxrE2ETest, EndpointFaultsAreObservationsAndTheRunStillAnswers) {
   Harness h;
   // The classifier hangs past the tool timeout, grounding returns malformed JSON, segmentation 500s.
-  Json script = {{"responses",
-                  {ToolCallEntry({{{"id", "c1"}, {"name", "chest_xray_classifier"}, {"arguments", {{"image_id", "img1"}}}},
-                                  {{"id", "c2"}, {"name", "xray_phrase_grounding"},
-                                   {"arguments", {{"image_id", "img1"}, {"phrase", "effusion"}}}},
-                                  {{"id", "c3"}, {"name", "chest_xray_segmentation"}, {"arguments", {{"image_id", "img1"}}}}}),
-                   AnswerEntry("The imaging tools failed; I cannot assess the image.")}},
-                 {"routes",
-                  {{"/classify", {{"responses", {{{"hang_ms", 30000}}}}}},
-                   {"/ground", {{"responses", {{{"status", 200}, {"body", "{\"boxes\": [1, 2"}}}}}},
-                   {"/segment", {{"responses", {{{"status", 500}, {"body", "out of memory"}}}}}}}}};
+  Json script = {
+      {"responses",
+       {ToolCallEntry({{{"id", "c1"}, {"name", "chest_xray_classifier"}, {"arguments", {{"image_id", "img1"}}}},
+                       {{"id", "c2"},
+                        {"name", "xray_phrase_grounding"},
+                        {"arguments", {{"image_id", "img1"}, {"phrase", "effusion"}}}},
+                       {{"id", "c3"}, {"name", "chest_xray_segmentation"}, {"arguments", {{"image_id", "img1"}}}}}),
+        AnswerEntry("The imaging tools failed; I cannot assess the image.")}},
+      {"routes",
+       {{"/classify", {{"responses", {{{"hang_ms", 30000}}}}}},
+        {"/ground", {{"responses", {{{"status", 200}, {"body", "{\"boxes\": [1, 2"}}}}}},
+        {"/segment", {{"responses", {{{"status", 500}, {"body", "out of memory"}}}}}}}}};
   h.Start(script);
   ASSERT_TRUE(h.store->AddFile(kDicomDir + "CR-MONO1-10-chest.dcm").ok());
   CxrOutcome out = RunCxr({.question = "Effusion?", .image_ids = {"img1"}}, h.Config(true, Millis(500)));
@@ -308,8 +315,10 @@ TEST(CxrE2ETest, ModelThatNeverAnswersStillEndsWithTheOfflineSummary) {
 TEST(CxrE2ETest, StepLimitEndsWithOneLastCallWithoutTools) {
   Harness h;
   Json loop = ToolCallEntry({{{"name", "chest_xray_classifier"}, {"arguments", {{"image_id", "img1"}}}}});
-  Json script = {{"responses", {loop, loop, AnswerEntry("Best answer after the limit.")}},
-                 {"routes", {{"/classify", {{"on_exhausted", "repeat_last"}, {"responses", {{{"status", 200}, {"json", Labels()}}}}}}}}};
+  Json script = {
+      {"responses", {loop, loop, AnswerEntry("Best answer after the limit.")}},
+      {"routes",
+       {{"/classify", {{"on_exhausted", "repeat_last"}, {"responses", {{{"status", 200}, {"json", Labels()}}}}}}}}};
   h.Start(script);
   ASSERT_TRUE(h.store->AddFile(kDicomDir + "CR-MONO1-10-chest.dcm").ok());
   CxrConfig config = h.Config(true);

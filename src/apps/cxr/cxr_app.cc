@@ -27,7 +27,6 @@ using SteadyClock = std::chrono::steady_clock;
 // store's data URL only on the wire.
 constexpr char kImageScheme[] = "medreact-image:";
 
-
 std::string ImagesLine(const imaging::ImageStore& store, const CxrTurn& turn) {
   std::string out;
   for (const std::string& id : turn.image_ids) {
@@ -190,12 +189,10 @@ Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
   std::vector<Message> conversation = Conversation(state);
   if (conversation.empty() || conversation.back().tool_calls.empty()) return Json(nullptr);
   StepRecord& rec = trace_.steps.back();
-  ToolTurnOptions options{.run_deadline = deadline_,
-                          .tool_timeout = config_.tool_timeout,
-                          .run_cancel = cancel,
-                          .step = rec.index};
-  ToolTurnResult done = RunToolTurn(registry_, conversation.back().tool_calls, options, pool_,
-                                    [this](Event e) { Emit(std::move(e)); });
+  ToolTurnOptions options{
+      .run_deadline = deadline_, .tool_timeout = config_.tool_timeout, .run_cancel = cancel, .step = rec.index};
+  ToolTurnResult done =
+      RunToolTurn(registry_, conversation.back().tool_calls, options, pool_, [this](Event e) { Emit(std::move(e)); });
   Json update = Json::array();
   for (ToolResultRecord& r : done.records) {
     update.push_back(MessageToStateJson(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error)));
@@ -267,7 +264,8 @@ CxrOutcome CxrRun::Run() {
                       {"tools", registry_->Names()},
                       {"tool_status", offered},
                       {"options", {{"max_steps", config_.max_steps}, {"timeout_ms", config_.timeout.count()}}}};
-  for (const auto& [path, why] : turn_.image_errors) trace_.input["image_errors"].push_back({{"file", path}, {"error", why}});
+  for (const auto& [path, why] : turn_.image_errors)
+    trace_.input["image_errors"].push_back({{"file", path}, {"error", why}});
   Emit({.type = EventType::kRunStarted,
         .data = Json{{"model", trace_.model},
                      {"protocol", trace_.protocol},
@@ -493,7 +491,9 @@ Json CxrFindings(const std::vector<Message>& messages, double threshold) {
                            {"path", v.value("path", std::string())}});
     }
   }
-  return {{"findings", std::move(findings)}, {"annotated_images", std::move(annotated)}, {"tool_errors", std::move(errors)}};
+  return {{"findings", std::move(findings)},
+          {"annotated_images", std::move(annotated)},
+          {"tool_errors", std::move(errors)}};
 }
 
 }  // namespace medreact

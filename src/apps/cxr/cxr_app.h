@@ -56,14 +56,14 @@ struct CxrConfig {
   // The run's images and the toolbox's endpoints; the store is shared by
   // every turn of a conversation. REQUIRES: tools.store set.
   imaging::ImagingPackOptions tools;
-  std::string system_prompt;         // Default: "" = LoadCxrSystemPrompt("")
-  int max_steps = 12;                // model turns per question. Default: 12
-  Millis timeout{0};                 // whole run, per question; 0 = none. Default: 0
-  Millis tool_timeout{120'000};      // one tool call. Default: 120 s
-  int max_parallel_tools = 4;        // Default: 4
-  bool stream = false;               // ask the model to stream. Default: false
-  EventSink on_event;                // Default: none
-  CancellationToken cancel;          // Default: a fresh token
+  std::string system_prompt;     // Default: "" = LoadCxrSystemPrompt("")
+  int max_steps = 12;            // model turns per question. Default: 12
+  Millis timeout{0};             // whole run, per question; 0 = none. Default: 0
+  Millis tool_timeout{120'000};  // one tool call. Default: 120 s
+  int max_parallel_tools = 4;    // Default: 4
+  bool stream = false;           // ask the model to stream. Default: false
+  EventSink on_event;            // Default: none
+  CancellationToken cancel;      // Default: a fresh token
 };
 
 struct CxrTurn {
@@ -80,12 +80,12 @@ struct CxrTurn {
 
 struct CxrOutcome {
   RunStatus status = RunStatus::kError;
-  std::string answer;                 // never empty
-  std::string error;                  // why the run did not finish normally
-  Json result;                        // the --out JSON (see above)
+  std::string answer;  // never empty
+  std::string error;   // why the run did not finish normally
+  Json result;         // the --out JSON (see above)
   RunTrace trace;
-  std::vector<Message> messages;      // the conversation so far (system prompt excluded), for the next turn
-  bool model_answered = false;        // false: no model turn was usable (unreachable, refused, ...)
+  std::vector<Message> messages;  // the conversation so far (system prompt excluded), for the next turn
+  bool model_answered = false;    // false: no model turn was usable (unreachable, refused, ...)
 };
 
 // Runs one question. Never throws.

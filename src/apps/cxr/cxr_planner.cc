@@ -15,9 +15,7 @@ namespace {
 
 // Labels that concern the heart's size: segment the heart with the lungs so
 // that the cardiothoracic ratio can be derived.
-bool CardiacLabel(const std::string& label) {
-  return label == "Cardiomegaly" || label == "Enlarged Cardiomediastinum";
-}
+bool CardiacLabel(const std::string& label) { return label == "Cardiomegaly" || label == "Enlarged Cardiomediastinum"; }
 
 std::string Fixed(double value, int digits) {
   char buffer[32];
@@ -108,7 +106,8 @@ class CxrPlanner : public ChatModel {
   ModelCapabilities capabilities() const override { return {.tool_calling = ToolCalling::kPlanner, .images = true}; }
 
  private:
-  std::vector<ToolCall> NextCalls(const std::vector<Message>& conversation, const std::set<std::string>& offered) const {
+  std::vector<ToolCall> NextCalls(const std::vector<Message>& conversation,
+                                  const std::set<std::string>& offered) const {
     const size_t question_at = LastQuestion(conversation);
     const std::vector<Seen> seen = ResultsSince(conversation, question_at);
     auto called = [&](const char* tool) {
@@ -117,9 +116,7 @@ class CxrPlanner : public ChatModel {
     auto has = [&](const char* tool) { return offered.count(tool) > 0; };
     const std::vector<std::string> images = ImageIds(conversation);
     std::vector<ToolCall> calls;
-    auto call = [&](const char* tool, Json args) {
-      calls.push_back({MintToolCallId(), tool, DumpJson(args)});
-    };
+    auto call = [&](const char* tool, Json args) { calls.push_back({MintToolCallId(), tool, DumpJson(args)}); };
 
     // 1. Read the DICOM files and classify.
     if (!called("dicom_processor") && !called("chest_xray_classifier")) {
@@ -248,8 +245,8 @@ std::string CxrOfflineSummary(const std::vector<Message>& conversation, double t
         const double probability = p.value("probability", 0.0);
         const std::string label = p.value("label", std::string());
         if (probability >= threshold) {
-          findings += "- " + label + ": probability " + Fixed(probability, 2) + " on " + image +
-                      " [chest_xray_classifier]\n";
+          findings +=
+              "- " + label + ": probability " + Fixed(probability, 2) + " on " + image + " [chest_xray_classifier]\n";
         } else if (others++ < 3) {
           below += (below.empty() ? "" : ", ") + label + " " + Fixed(probability, 2);
         }
@@ -296,7 +293,8 @@ std::string CxrOfflineSummary(const std::vector<Message>& conversation, double t
   }
   if (seen.empty()) out += "\nNo imaging tool ran: none is configured for these images, or none could run.\n";
   if (!images.empty()) out += "\nImages:\n" + images;
-  if (!findings.empty()) out += "\nFindings at or above the classifier's threshold (" + Fixed(threshold, 2) + "):\n" + findings;
+  if (!findings.empty())
+    out += "\nFindings at or above the classifier's threshold (" + Fixed(threshold, 2) + "):\n" + findings;
   if (!below.empty()) out += "\nHighest below the threshold: " + below + " [chest_xray_classifier]\n";
   if (!located.empty()) out += "\nLocalisation (pixels of the image as sent):\n" + located;
   if (!measured.empty()) out += "\nSegmentation:\n" + measured;

@@ -112,7 +112,8 @@ std::string Lower(std::string s) {
 }
 
 std::unique_ptr<Tool> DicomProcessorTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"dicom_processor", kDicomDescription,
+  ToolSpec spec{"dicom_processor",
+                kDicomDescription,
                 {{"type", "object"},
                  {"properties",
                   {{"path",
@@ -140,9 +141,9 @@ std::unique_ptr<Tool> DicomProcessorTool(const ImagingPackOptions& o) {
         for (const auto& s : o.store->All()) {
           if (s->origin == "user") named += (named.empty() ? "" : ", ") + s->id + " (" + s->label + ")";
         }
-        return ToolResult::Error("dicom_processor opens only files the user gave; '" + path +
-                                 "' is not one of them. The user's images: " +
-                                 (named.empty() ? std::string("none") : named));
+        return ToolResult::Error(
+            "dicom_processor opens only files the user gave; '" + path +
+            "' is not one of them. The user's images: " + (named.empty() ? std::string("none") : named));
       }
     }
     if (image->source_format != ImageFormat::kDicom) {
@@ -162,7 +163,8 @@ std::unique_ptr<Tool> DicomProcessorTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> ClassifierTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"chest_xray_classifier", kClassifierDescription,
+  ToolSpec spec{"chest_xray_classifier",
+                kClassifierDescription,
                 {{"type", "object"},
                  {"properties", {{"image_id", ImageIdProperty()}}},
                  {"required", {"image_id"}},
@@ -173,8 +175,9 @@ std::unique_ptr<Tool> ClassifierTool(const ImagingPackOptions& o) {
     auto result = o.endpoints->Classify(**image, {}, ctx.deadline, ctx.cancel);
     if (!result.ok()) return ToolResult::Error(result.status().message());
     std::vector<LabelProbability> sorted = result->labels;
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const LabelProbability& a, const LabelProbability& b) { return a.probability > b.probability; });
+    std::stable_sort(sorted.begin(), sorted.end(), [](const LabelProbability& a, const LabelProbability& b) {
+      return a.probability > b.probability;
+    });
     Json probabilities = Json::array();
     Json above = Json::array();
     for (const LabelProbability& l : sorted) {
@@ -192,7 +195,8 @@ std::unique_ptr<Tool> ClassifierTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> SegmentationTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"chest_xray_segmentation", kSegmentationDescription,
+  ToolSpec spec{"chest_xray_segmentation",
+                kSegmentationDescription,
                 {{"type", "object"},
                  {"properties",
                   {{"image_id", ImageIdProperty()},
@@ -235,8 +239,9 @@ std::unique_ptr<Tool> SegmentationTool(const ImagingPackOptions& o) {
         out["cardiothoracic_ratio"] = {
             {"value", std::round(*ctr * 1000) / 1000},
             {"method", "heart mask width / width across both lung masks (Danzer 1919)"},
-            {"note", "derived from masks, not measured by a reader; > 0.5 suggests cardiomegaly on a PA film only "
-                     "(an AP film magnifies the heart)"}};
+            {"note",
+             "derived from masks, not measured by a reader; > 0.5 suggests cardiomegaly on a PA film only "
+             "(an AP film magnifies the heart)"}};
       }
     }
     return ToolResult::OkJson(out);
@@ -244,7 +249,8 @@ std::unique_ptr<Tool> SegmentationTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> VqaTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"xray_vqa", kVqaDescription,
+  ToolSpec spec{"xray_vqa",
+                kVqaDescription,
                 {{"type", "object"},
                  {"properties",
                   {{"image_ids", {{"type", "array"}, {"items", ImageIdProperty()}, {"minItems", 1}, {"maxItems", 4}}},
@@ -271,7 +277,8 @@ std::unique_ptr<Tool> VqaTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> ReportTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"chest_xray_report", kReportDescription,
+  ToolSpec spec{"chest_xray_report",
+                kReportDescription,
                 {{"type", "object"},
                  {"properties", {{"image_id", ImageIdProperty()}}},
                  {"required", {"image_id"}},
@@ -290,13 +297,14 @@ std::unique_ptr<Tool> ReportTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> GroundingTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"xray_phrase_grounding", kGroundingDescription,
-                {{"type", "object"},
-                 {"properties",
-                  {{"image_id", ImageIdProperty()},
-                   {"phrase", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}}}},
-                 {"required", {"image_id", "phrase"}},
-                 {"additionalProperties", false}}};
+  ToolSpec spec{
+      "xray_phrase_grounding",
+      kGroundingDescription,
+      {{"type", "object"},
+       {"properties",
+        {{"image_id", ImageIdProperty()}, {"phrase", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}}}},
+       {"required", {"image_id", "phrase"}},
+       {"additionalProperties", false}}};
   return MakeFunctionTool(std::move(spec), [o](const Json& args, const ToolContext& ctx) -> ToolResult {
     auto image = ImageArg(*o.store, args);
     if (!image.ok()) return ToolResult::Error(image.status().message());
@@ -318,7 +326,8 @@ std::unique_ptr<Tool> GroundingTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"image_visualizer", kVisualizerDescription,
+  ToolSpec spec{"image_visualizer",
+                kVisualizerDescription,
                 {{"type", "object"},
                  {"properties",
                   {{"image_id", ImageIdProperty()},
@@ -338,8 +347,9 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
     const Json masks = args.value("masks", Json::array());
     const std::vector<std::string> labels = args.value("labels", std::vector<std::string>{});
     if (boxes.empty() && masks.empty()) {
-      return ToolResult::Error("nothing to draw: give boxes (from xray_phrase_grounding) and/or masks (mask image "
-                               "ids from chest_xray_segmentation)");
+      return ToolResult::Error(
+          "nothing to draw: give boxes (from xray_phrase_grounding) and/or masks (mask image "
+          "ids from chest_xray_segmentation)");
     }
     Raster canvas = ToRgb((*image)->raster);
     const int line = std::max(2, std::max(canvas.width, canvas.height) / 300);
@@ -351,7 +361,8 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
       auto mask = o.store->Get(id.get<std::string>());
       if (!mask.ok()) return ToolResult::Error("masks: " + mask.status().message());
       if ((*mask)->raster.channels != 1) {
-        return ToolResult::Error("masks: " + (*mask)->id + " is not a mask (a grey image from "
+        return ToolResult::Error("masks: " + (*mask)->id +
+                                 " is not a mask (a grey image from "
                                  "chest_xray_segmentation)");
       }
       const Rgb c = PaletteColor(colour++);
@@ -432,11 +443,13 @@ std::vector<ImagingToolStatus> ImagingToolsStatus(const ImagingPackOptions& o) {
 Status RegisterImagingPack(ToolRegistry& registry, const ImagingPackOptions& options) {
   if (!options.store) return Status::InvalidArgument("the imaging pack needs the run's image store");
   using Factory = std::unique_ptr<Tool> (*)(const ImagingPackOptions&);
-  static const std::pair<const char*, Factory> kTools[] = {
-      {"dicom_processor", &DicomProcessorTool}, {"chest_xray_classifier", &ClassifierTool},
-      {"chest_xray_segmentation", &SegmentationTool}, {"xray_vqa", &VqaTool},
-      {"chest_xray_report", &ReportTool}, {"xray_phrase_grounding", &GroundingTool},
-      {"image_visualizer", &VisualizerTool}};
+  static const std::pair<const char*, Factory> kTools[] = {{"dicom_processor", &DicomProcessorTool},
+                                                           {"chest_xray_classifier", &ClassifierTool},
+                                                           {"chest_xray_segmentation", &SegmentationTool},
+                                                           {"xray_vqa", &VqaTool},
+                                                           {"chest_xray_report", &ReportTool},
+                                                           {"xray_phrase_grounding", &GroundingTool},
+                                                           {"image_visualizer", &VisualizerTool}};
   const std::vector<ImagingToolStatus> status = ImagingToolsStatus(options);
   for (size_t i = 0; i < status.size(); ++i) {
     if (!status[i].offered) continue;
