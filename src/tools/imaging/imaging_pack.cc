@@ -71,6 +71,20 @@ Json ImageIdProperty() {
           {"description", "An image id such as \"img1\": the user's images are listed in their message."}};
 }
 
+// The parameters of a tool that takes one image and nothing else.
+Json OneImageParameters() {
+  return {{"type", "object"},
+          {"properties", {{"image_id", ImageIdProperty()}}},
+          {"required", {"image_id"}},
+          {"additionalProperties", false}};
+}
+
+// How a result's pixel coordinates are to be read.
+std::string CoordinatesText(const StoredImage& image) {
+  return "pixels of " + image.id + " (" + std::to_string(image.raster.width) + " x " +
+         std::to_string(image.raster.height) + "), origin top-left";
+}
+
 Json BoxSchema() {
   return {{"type", "object"},
           {"properties",
@@ -163,12 +177,7 @@ std::unique_ptr<Tool> DicomProcessorTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> ClassifierTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"chest_xray_classifier",
-                kClassifierDescription,
-                {{"type", "object"},
-                 {"properties", {{"image_id", ImageIdProperty()}}},
-                 {"required", {"image_id"}},
-                 {"additionalProperties", false}}};
+  ToolSpec spec{"chest_xray_classifier", kClassifierDescription, OneImageParameters()};
   return MakeFunctionTool(std::move(spec), [o](const Json& args, const ToolContext& ctx) -> ToolResult {
     auto image = ImageArg(*o.store, args);
     if (!image.ok()) return ToolResult::Error(image.status().message());
@@ -231,8 +240,7 @@ std::unique_ptr<Tool> SegmentationTool(const ImagingPackOptions& o) {
     Json out = {{"image_id", (*image)->id},
                 {"model", result->model},
                 {"source", EndpointSource("segmentation", o.endpoints->endpoints().segmentation_url)},
-                {"coordinates", "pixels of " + (*image)->id + " (" + std::to_string((*image)->raster.width) + " x " +
-                                    std::to_string((*image)->raster.height) + "), origin top-left"},
+                {"coordinates", CoordinatesText(**image)},
                 {"structures", std::move(structures)}};
     if (heart) {
       if (std::optional<double> ctr = CardiothoracicRatio(*heart, lungs)) {
@@ -277,12 +285,7 @@ std::unique_ptr<Tool> VqaTool(const ImagingPackOptions& o) {
 }
 
 std::unique_ptr<Tool> ReportTool(const ImagingPackOptions& o) {
-  ToolSpec spec{"chest_xray_report",
-                kReportDescription,
-                {{"type", "object"},
-                 {"properties", {{"image_id", ImageIdProperty()}}},
-                 {"required", {"image_id"}},
-                 {"additionalProperties", false}}};
+  ToolSpec spec{"chest_xray_report", kReportDescription, OneImageParameters()};
   return MakeFunctionTool(std::move(spec), [o](const Json& args, const ToolContext& ctx) -> ToolResult {
     auto image = ImageArg(*o.store, args);
     if (!image.ok()) return ToolResult::Error(image.status().message());
@@ -313,15 +316,13 @@ std::unique_ptr<Tool> GroundingTool(const ImagingPackOptions& o) {
     Result<imaging::Grounding> found = endpoint ? o.endpoints->Ground(**image, phrase, ctx.deadline, ctx.cancel)
                                                 : o.vision->Ground(**image, phrase, ctx.deadline, ctx.cancel);
     if (!found.ok()) return ToolResult::Error(found.status().message());
-    return ToolResult::OkJson(
-        {{"image_id", (*image)->id},
-         {"phrase", phrase},
-         {"model", found->model},
-         {"source", endpoint ? EndpointSource("grounding", o.endpoints->endpoints().grounding_url)
-                             : "vision model " + o.vision->model_name()},
-         {"coordinates", "pixels of " + (*image)->id + " (" + std::to_string((*image)->raster.width) + " x " +
-                             std::to_string((*image)->raster.height) + "), origin top-left"},
-         {"boxes", BoxesJson(found->boxes)}});
+    return ToolResult::OkJson({{"image_id", (*image)->id},
+                               {"phrase", phrase},
+                               {"model", found->model},
+                               {"source", endpoint ? EndpointSource("grounding", o.endpoints->endpoints().grounding_url)
+                                                   : "vision model " + o.vision->model_name()},
+                               {"coordinates", CoordinatesText(**image)},
+                               {"boxes", BoxesJson(found->boxes)}});
   });
 }
 
