@@ -333,6 +333,19 @@ TEST(CxrE2ETest, StepLimitEndsWithOneLastCallWithoutTools) {
   EXPECT_EQ(out.trace.steps[2].kind, "fallback");
 }
 
+TEST(CxrE2ETest, TimeoutEndsTheRunWithTheOfflineSummary) {
+  Harness h;
+  Json script = {{"responses", {{{"delay_ms", 30000}, {"message", {{"content", "too late"}}}}}}};
+  h.Start(script);
+  ASSERT_TRUE(h.store->AddFile(kDicomDir + "CR-MONO1-10-chest.dcm").ok());
+  CxrConfig config = h.Config(true);
+  config.timeout = Millis(300);  // against a 30 s reply
+  CxrOutcome out = RunCxr({.question = "Anything?", .image_ids = {"img1"}}, config);
+  EXPECT_EQ(out.status, RunStatus::kTimeout) << out.error;
+  EXPECT_NE(out.answer.find("time limit"), std::string::npos) << out.answer;
+  h.server->Stop();
+}
+
 TEST(CxrE2ETest, FollowUpQuestionKeepsHistoryAndImagesById) {
   Harness h;
   Json script = {{"responses", {AnswerEntry("Which side do you mean?"), AnswerEntry("The left side is clear.")}}};

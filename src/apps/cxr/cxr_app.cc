@@ -312,10 +312,11 @@ CxrOutcome CxrRun::Run() {
     if (config_.cancel.cancelled()) {
       status = RunStatus::kError;
       why = "cancelled";
+    } else if (deadline_.expired() || ran.status.code() == StatusCode::kTimeout) {
+      status = RunStatus::kTimeout;  // checked first: a model call cut by the deadline is the timeout, not a model failure
+      why = "the time limit of the run was reached";
     } else if (!model_error_.empty()) {
       status = RunStatus::kError;
-    } else if (deadline_.expired() || ran.status.code() == StatusCode::kTimeout) {
-      status = RunStatus::kTimeout;
     } else if (ran.status.code() == StatusCode::kResourceExhausted) {
       status = RunStatus::kMaxSteps;
       why = "the step limit (" + std::to_string(config_.max_steps) + " model turns) was reached";
