@@ -261,7 +261,8 @@ TEST(RunStoreTest, ADamagedFileIsAClearErrorNeverACrash) {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
     for (std::streamoff at = 4096; at < static_cast<std::streamoff>(size); at += 4096) {
       f.seekp(at + 100);
-      f.write("\xde\xad\xbe\xef garbage garbage garbage", 30);
+      const std::string junk = "\xde\xad\xbe\xef garbage garbage garbage";
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
     }
   }
   Result<std::unique_ptr<RunStore>> hurt = RunStore::Open(path);
