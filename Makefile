@@ -57,8 +57,12 @@ endef
 deps:
 	$(call apt_install,$(DEPS))
 
+# -g1: line tables and function names (backtraces, profiles) without the
+# variables' debug info, which is most of the compile and link time of -g.
+# Configure a build dir of your own with -g for a debugger.
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -84,9 +88,10 @@ clean:
 deps-sanitize: deps
 	$(call apt_install,$(SANITIZE_DEPS))
 
-# -O1 -g without NDEBUG: asserts (nlohmann's included) stay on. No benchmark binary.
+# -O1 without NDEBUG: asserts (nlohmann's included) stay on; line tables are
+# all a sanitizer report needs for file:line. No benchmark binary.
 $(SANITIZE_DIR)/build.ninja:
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
 	  -DCMAKE_CXX_COMPILER=clang++ \
 	  -DMEDREACT_SANITIZE=ON -DMEDREACT_FUZZ=ON -DMEDREACT_BENCH=OFF
 

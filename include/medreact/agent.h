@@ -37,8 +37,11 @@
 
 namespace medreact {
 
-enum class RunStatus { kFinished, kMaxSteps, kStuck, kTimeout, kBudget, kError };
-const char* RunStatusName(RunStatus status);  // "finished", "max_steps", ...
+// kAwaitingApproval: not an end but a pause; the run stopped before a tool
+// call that needs a person's approval (AgentOptions::needs_approval) and
+// goes on with Agent::Resume once it is decided.
+enum class RunStatus { kFinished, kMaxSteps, kStuck, kTimeout, kBudget, kError, kAwaitingApproval };
+const char* RunStatusName(RunStatus status);  // "finished", "max_steps", ..., "awaiting_approval"
 
 enum class AgentState { kIdle, kRunning, kFinished, kError };
 
@@ -111,6 +114,25 @@ struct AgentOptions {
   // goes on from it. Building the state copies the conversation, so leave it
   // empty unless you keep them. Default: none.
   std::function<void(const RunState&)> on_checkpoint;
+  // Human approval: a call for which this returns true (a network tool, one
+  // with side effects; the CLI builds it from --require-approval) does not
+  // run until a person decides. Finishing tools never wait. Before any of a
+  // turn's calls runs, each that needs approval is decided by `approve`, or,
+  // when that is unset or returns nullopt ("decide later"), the run pauses:
+  // a checkpoint whose RunState::awaiting_approval lists the waiting calls,
+  // then a RunResult with status kAwaitingApproval. Resume() of that state
+  // with the decisions in RunState::approvals goes on (still undecided
+  // calls pause it again). A rejected call is not run: its result is an
+  // error telling the model the reviewer refused it, with the reason. An
+  // approved call runs with the reviewer's edited arguments when given (the
+  // conversation then shows those; the step's notes keep the model's). The
+  // time a run waits is not counted against `timeout`. A throwing predicate
+  // counts as "needs approval". Default: none (nothing waits).
+  std::function<bool(const ToolCall& call, const ToolSpec& spec)> needs_approval;
+  // Decides a waiting call at once (an interactive terminal: yes, no, edit),
+  // on the loop's thread; nullopt leaves it waiting (the run pauses). A
+  // throwing callback counts as nullopt. Default: none (every waiting call pauses the run).
+  std::function<std::optional<ApprovalDecision>(const ToolCall& call, const ToolSpec& spec)> approve;
   // Cancelling this token (from any thread, or from a signal handler: it is
   // one lock-free atomic store) stops the run as Agent::Cancel() does; one
   // token may be shared by many runs (a worklist, a process). Default: a
@@ -148,6 +170,10 @@ struct RunResult {
   int answers_checked = 0;
   bool answer_accepted = true;
   std::string answer_feedback;
+  // status kAwaitingApproval: the state to resume from (RunState::
+  // awaiting_approval names the waiting calls; put the decisions in its
+  // `approvals`). The same state went to AgentOptions::on_checkpoint.
+  std::optional<RunState> paused;
 };
 
 class Agent {
@@ -167,7 +193,9 @@ class Agent {
   // that was in flight at the checkpoint (a turn's call without a result) is
   // run again when its tool is idempotent (ToolSpec::idempotent); otherwise
   // it is not, and its result is an error telling the model the call was
-  // interrupted and may or may not have taken effect.
+  // interrupted and may or may not have taken effect. A state paused for
+  // approval goes on with the decisions in its `approvals` (none of its
+  // turn's calls had started, so none counts as interrupted).
   // REQUIRES: state() == kIdle.
   RunResult Resume(const RunState& state);
 

@@ -28,6 +28,7 @@ enum class EventType {
   kRunFinished,       // text: answer, data: {"status", "steps"}
   kError,             // text: message (model failure, nudges are not errors)
   kGraphTransition,   // step: the graph step, data: GraphTransition JSON (graph.h) — graph-run apps only
+  kApproval,          // step, tool_name, tool_call_id, data: {"decision": "awaiting"|"approved"|"edited"|"rejected"}
 };
 
 const char* EventTypeName(EventType type);  // "run_started", "model_request", ...

@@ -30,6 +30,15 @@
 
 namespace medreact {
 
+// A person's decision on a tool call that waited for approval
+// (AgentOptions::needs_approval): run it (as the model called it, or with
+// the arguments the reviewer edited) or not (the reason reaches the model).
+struct ApprovalDecision {
+  bool approved = false;
+  std::string arguments;  // approved: the reviewer's arguments (JSON text); "" = as the model called it
+  std::string reason;     // rejected: why, shown to the model; may be empty
+};
+
 struct RunState {
   static constexpr int kVersion = 1;
 
@@ -54,6 +63,13 @@ struct RunState {
   Message turn;
   StepRecord turn_record;
   std::map<size_t, ToolResultRecord> turn_results;
+  // kInTurn, human approval: the ids of the turn's calls waiting for a
+  // person's decision, in call order. While any wait, none of the turn's
+  // calls has started (a resume re-runs nothing blindly). `approvals`: the
+  // decisions taken so far, by call id; a resume applies them before the
+  // turn's calls run.
+  std::vector<std::string> awaiting_approval;
+  std::map<std::string, ApprovalDecision> approvals;
 
   // How the last step ended, when it ended the run: "" (going on),
   // "answered", "model_failed" or "limit" (with the limit's status and reason).

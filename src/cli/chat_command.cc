@@ -15,6 +15,8 @@
 
 #include "apps/chat/chat_app.h"
 #include "apps/common/app_runner.h"
+#include "cli/approval_flags.h"
+#include "cli/chat_output.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
@@ -52,6 +54,7 @@ struct ChatFlags {
   std::string trace_path;
   std::string events_path;
   StoreFlags store;
+  ApprovalFlags approval;
 };
 
 int RunChatCommand(const ChatFlags& flags) {
@@ -84,11 +87,15 @@ int RunChatCommand(const ChatFlags& flags) {
     if (!image.ok()) return fail(image.status().message());
     request.images.push_back((*image)->Part());
   }
+  Result<std::vector<std::string>> approval_rules = ApprovalRules(flags.approval);
+  if (!approval_rules.ok()) return fail(approval_rules.status().message());
+  std::map<std::string, std::string> tool_packs;
   Result<std::shared_ptr<ToolRegistry>> tools =
       ChatTools(SplitPackList(flags.tools),
                 {.fhir_path = flags.fhir_path, .as_of = flags.as_of, .corpus_dir = flags.corpus_dir,
                  .extras_path = flags.extras_path,
-                 .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }});
+                 .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }},
+                &tool_packs);
   if (!tools.ok()) return fail(tools.status().message());
   Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model);
   if (!model.ok()) return fail(model.status().message());
@@ -105,9 +112,16 @@ int RunChatCommand(const ChatFlags& flags) {
     if (!text.ok()) return fail(text.status().message());
     options.system_prompt = *text;
   }
+  if (Status s = ApplyApproval(*approval_rules, flags.approval.prompt, *tools, tool_packs, options); !s.ok()) {
+    return fail(s.message());
+  }
   Result<std::shared_ptr<RunStore>> store =
       OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; });
   if (!store.ok()) return fail(store.status().message());
+  if (options.needs_approval && !*store && !options.approve) {
+    return fail("calls that wait for approval need a run store to wait in (or --approval-prompt always to decide "
+                "them here): drop --no-store");
+  }
   // Last: the event log is created only once nothing can be refused any more.
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return fail(reporter.status().message());
@@ -129,7 +143,8 @@ int RunChatCommand(const ChatFlags& flags) {
        .inputs = ChatInputsToJson({.message = message, .packs = SplitPackList(flags.tools),
                                    .context = {.fhir_path = flags.fhir_path, .as_of = flags.as_of,
                                                .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path},
-                                   .options = options}),
+                                   .options = options,
+                                   .require_approval = *approval_rules}),
        .model = StoredModelJson(flags.model)},
       std::cerr, "medreact chat");
   if (recorder) options.on_checkpoint = recorder->Hook();
@@ -141,23 +156,7 @@ int RunChatCommand(const ChatFlags& flags) {
     std::cerr << "medreact chat: " << s.message() << "\n";
     return ExitCodeAfterInterrupt(kExitRunFailed);
   }
-  if (flags.json) {
-    Json out{{"status", RunStatusName(result.status)},
-             {"answer", result.answer},
-             {"steps", result.steps},
-             {"tool_calls", result.tool_calls},
-             {"usage", ToJson(result.usage)}};
-    if (!result.error.empty()) out["error"] = result.error;
-    std::cout << DumpJson(out, 2) << "\n";
-  } else {
-    std::cout << result.answer << "\n";
-  }
-  if (result.status != RunStatus::kFinished) {
-    std::cerr << "medreact chat: run ended with status '" << RunStatusName(result.status)
-              << "': " << result.error << "\n";
-    return ExitCodeAfterInterrupt(kExitRunFailed);
-  }
-  return ExitCodeAfterInterrupt(kExitOk);
+  return ReportChatResult(result, flags.json, recorder != nullptr, "medreact chat");
 }
 
 }  // namespace
@@ -204,6 +203,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("--trace", flags->trace_path, "write the run trace (JSON) to this file");
   chat->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
   AddStoreFlags(chat, &flags->store);
+  AddApprovalFlags(chat, &flags->approval);
   chat->callback([flags, exit_code] { *exit_code = RunChatCommand(*flags); });
 }
 

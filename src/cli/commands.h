@@ -1,7 +1,9 @@
 // The CLI's commands. Each Add*Command registers a CLI11 subcommand whose
 // callback stores the process exit code (ARCHITECTURE.md: 0 the run finished;
 // 1 the run ended on a limit or error, its trace and result still written;
-// 2 bad usage or bad input, message on stderr, nothing written).
+// 2 bad usage or bad input, message on stderr, nothing written; 3 the run
+// paused before a tool call that needs a person's approval, its state kept
+// in the run store for `medreact runs approve|reject`).
 #ifndef MEDREACT_CLI_COMMANDS_H_
 #define MEDREACT_CLI_COMMANDS_H_
 
@@ -12,6 +14,7 @@ namespace medreact::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitRunFailed = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitAwaitingApproval = 3;
 
 void AddChatCommand(CLI::App& app, int* exit_code);
 void AddToolsCommand(CLI::App& app, int* exit_code);

@@ -4,19 +4,31 @@
 //   show RUN_ID        a run's record and its steps (--json: {"run", "steps"})
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
+//   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
+//                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
+//   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
 //   prune              deletes ended runs (--older-than DAYS, --status S, --dry-run)
+//
+// A decision is stored before the run goes on, so a crash after it loses
+// nothing; deciding some of several waiting calls stores the decisions and
+// leaves the run paused (exit 3) until the last is decided.
 //
 // The model of a resumed run: the model flags or MEDREACT_LLM_* when a URL is
 // given, else the stored URL, name and protocol with the API key from
 // MEDREACT_LLM_API_KEY (the store never holds one). Exit codes as elsewhere:
 // 0 done, 1 the resumed run ended on a limit or error, 2 bad usage (an
-// unknown run, a run that ended, an unusable store).
+// unknown run, a run that ended, an unusable store), 3 the run is (still,
+// or again) paused for approval.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "apps/chat/chat_app.h"
 #include "apps/common/app_runner.h"
+#include "cli/approval_flags.h"
+#include "cli/chat_output.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
@@ -103,10 +115,33 @@ int RunShow(const ShowFlags& flags) {
   if (!run.ok()) return Fail(run.status().message());
   Result<std::vector<StepRecord>> steps = (*store)->Steps(flags.run_id);
   if (!steps.ok()) return Fail(steps.status().message());
+  // A paused run's waiting calls: what the reviewer decides on.
+  std::vector<ToolCall> waiting;
+  int waiting_step = 0;
+  if (run->status == "awaiting_approval") {
+    Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
+    if (!state.ok()) return Fail(state.status().message());
+    if (state->has_value()) {
+      const RunState& st = **state;
+      waiting_step = st.step;
+      for (const ToolCall& c : st.turn.tool_calls) {
+        const auto& ids = st.awaiting_approval;
+        if (std::find(ids.begin(), ids.end(), c.id) != ids.end() && !st.approvals.count(c.id)) waiting.push_back(c);
+      }
+    }
+  }
   if (flags.json) {
     Json out_steps = Json::array();
     for (const StepRecord& s : *steps) out_steps.push_back(StepRecordToStateJson(s));
-    std::cout << DumpJson(Json{{"run", RecordJson(*run)}, {"steps", std::move(out_steps)}}, 2) << "\n";
+    Json out{{"run", RecordJson(*run)}, {"steps", std::move(out_steps)}};
+    if (run->status == "awaiting_approval") {
+      Json calls = Json::array();
+      for (const ToolCall& c : waiting) {
+        calls.push_back(Json{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+      }
+      out["awaiting_approval"] = std::move(calls);
+    }
+    std::cout << DumpJson(out, 2) << "\n";
     return kExitOk;
   }
   const RunRecord& r = *run;
@@ -120,6 +155,13 @@ int RunShow(const ShowFlags& flags) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
     const std::string error = StringOr(r.result, "error");
     if (!error.empty()) std::cout << "stopped:  " << Printable(error) << "\n";
+  }
+  if (!waiting.empty()) {
+    std::cout << "waiting for approval (step " << waiting_step << "):\n";
+    for (const ToolCall& c : waiting) {
+      std::cout << "  call " << Printable(c.id) << ": " << Printable(c.name) << " " << Preview(c.arguments, 2000)
+                << "\n";
+    }
   }
   for (const StepRecord& s : *steps) {
     std::cout << "step " << s.index << (s.kind == "fallback" ? " (fallback synthesis)" : "") << "\n";
@@ -138,7 +180,7 @@ int RunShow(const ShowFlags& flags) {
   return kExitOk;
 }
 
-// ---- resume ----
+// ---- resume, approve, reject ----
 
 struct ResumeFlags {
   std::string store;
@@ -149,16 +191,86 @@ struct ResumeFlags {
   bool stream = false;
   std::string trace_path;
   std::string events_path;
+  std::string approval_prompt = "auto";
 };
 
-int RunResume(const ResumeFlags& flags) {
+struct DecideFlags {
+  ResumeFlags run;
+  std::string call;    // --call: one waiting call; "" = all of them
+  std::string args;    // --args (approve): the arguments to run it with
+  std::string reason;  // --reason (reject): for the model
+};
+
+// A stored chat run's tools, rebuilt from its inputs.
+struct ChatRunParts {
+  ChatInputs inputs;
+  std::shared_ptr<ToolRegistry> tools;
+  std::map<std::string, std::string> tool_packs;
+};
+
+Result<ChatRunParts> LoadChatRun(const RunRecord& run) {
+  ChatRunParts parts;
+  Result<ChatInputs> inputs = ChatInputsFromJson(run.inputs);
+  if (!inputs.ok()) return Status::InvalidArgument("run '" + run.id + "': " + inputs.status().message());
+  parts.inputs = std::move(*inputs);
+  PackContext context = parts.inputs.context;
+  context.on_warning = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; };
+  Result<std::shared_ptr<ToolRegistry>> tools = ChatTools(parts.inputs.packs, context, &parts.tool_packs);
+  if (!tools.ok()) return tools.status();
+  parts.tools = std::move(*tools);
+  return parts;
+}
+
+// Goes on with a stored chat run from `state` (its checkpoint, with the
+// reviewer's decisions in `approvals` when it was paused) into the same run
+// id, and prints the result as `chat` does.
+int ContinueChatRun(const ResumeFlags& flags, std::shared_ptr<RunStore> store, const RunRecord& run,
+                    const ChatRunParts& parts, const RunState& state) {
   const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                            .verbose = flags.verbose, .stream = flags.stream};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
+  // The model: the flags (or MEDREACT_LLM_URL) when they name one, else the stored one.
+  const ModelFlags model_flags =
+      HasModel(flags.model) ? flags.model : ModelFlagsFromStored(run.model, flags.model.api_key);
+  if (!HasModel(model_flags)) {
+    return Fail("run '" + run.id + "' has no model URL stored; give --llm-url");
+  }
+  Result<std::shared_ptr<ChatModel>> model = MakeModel(model_flags);
+  if (!model.ok()) return Fail(model.status().message());
+  AgentOptions options = parts.inputs.options;
+  if (Status s = ApplyApproval(parts.inputs.require_approval, flags.approval_prompt, parts.tools, parts.tool_packs,
+                               options);
+      !s.ok()) {
+    return Fail("run '" + run.id + "': " + s.message());
+  }
+
+  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
+  if (!reporter.ok()) return Fail(reporter.status().message());
+  options.stream = options.stream || flags.stream;
+  options.cancel = InstallInterruptHandlers();
+  options.on_event = (*reporter)->sink();
+  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
+  options.on_checkpoint = recorder->Hook();
+
+  RunResult result = ResumeChat(*model, parts.tools, state, options);
+  FinishRecordedRun(recorder.get(), result, std::cerr, kWho);
+
+  if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
+    std::cerr << kWho << ": " << s.message() << "\n";
+    return ExitCodeAfterInterrupt(kExitRunFailed);
+  }
+  return ReportChatResult(result, flags.json, /*stored=*/true, kWho);
+}
+
+int RunResume(const ResumeFlags& flags) {
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
   if (!store.ok()) return Fail(store.status().message());
   Result<RunRecord> run = (*store)->Get(flags.run_id);
   if (!run.ok()) return Fail(run.status().message());
+  if (run->status == "awaiting_approval") {
+    return Fail("run '" + flags.run_id + "' is waiting for approval of tool calls: decide them with 'medreact runs " +
+                "approve|reject " + flags.run_id + "' (see 'medreact runs show " + flags.run_id + "')");
+  }
   if (run->status != "running" && run->status != "interrupted") {
     return Fail("run '" + flags.run_id + "' ended with status '" + Printable(run->status) +
                 "'; there is nothing to resume (see 'medreact runs show " + flags.run_id + "')");
@@ -169,56 +281,91 @@ int RunResume(const ResumeFlags& flags) {
   Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
   if (!state.ok()) return Fail(state.status().message());
   if (!state->has_value()) return Fail("run '" + flags.run_id + "' has no checkpoint to resume from");
-  Result<ChatInputs> inputs = ChatInputsFromJson(run->inputs);
-  if (!inputs.ok()) return Fail("run '" + flags.run_id + "': " + inputs.status().message());
+  Result<ChatRunParts> parts = LoadChatRun(*run);
+  if (!parts.ok()) return Fail(parts.status().message());
+  return ContinueChatRun(flags, *store, *run, *parts, **state);
+}
 
-  // The model: the flags (or MEDREACT_LLM_URL) when they name one, else the stored one.
-  const ModelFlags model_flags =
-      HasModel(flags.model) ? flags.model : ModelFlagsFromStored(run->model, flags.model.api_key);
-  if (!HasModel(model_flags)) {
-    return Fail("run '" + flags.run_id + "' has no model URL stored; give --llm-url");
+// approve (`approve` true) or reject the waiting calls of a paused run.
+int RunDecide(const DecideFlags& flags, bool approve) {
+  const std::string& id = flags.run.run_id;
+  Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.run.store);
+  if (!store.ok()) return Fail(store.status().message());
+  Result<RunRecord> run = (*store)->Get(id);
+  if (!run.ok()) return Fail(run.status().message());
+  if (run->status != "awaiting_approval") {
+    return Fail("run '" + id + "' is not waiting for approval (its status is '" + Printable(run->status) + "')");
   }
-  PackContext context = inputs->context;
-  context.on_warning = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; };
-  Result<std::shared_ptr<ToolRegistry>> tools = ChatTools(inputs->packs, context);
-  if (!tools.ok()) return Fail(tools.status().message());
-  Result<std::shared_ptr<ChatModel>> model = MakeModel(model_flags);
-  if (!model.ok()) return Fail(model.status().message());
+  if (run->app != "chat") {
+    return Fail("approving a '" + Printable(run->app) + "' run is not supported (only chat runs wait for approval)");
+  }
+  Result<std::optional<RunState>> stored = (*store)->LatestState(id);
+  if (!stored.ok()) return Fail(stored.status().message());
+  if (!stored->has_value() || (*stored)->awaiting_approval.empty()) {
+    return Fail("run '" + id + "' has no stored calls waiting for approval");
+  }
+  RunState state = std::move(**stored);
+  std::vector<std::string> waiting;  // still undecided, in call order
+  for (const std::string& call : state.awaiting_approval) {
+    if (!state.approvals.count(call)) waiting.push_back(call);
+  }
+  auto names = [&](const std::vector<std::string>& ids) {
+    std::string out;
+    for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
+    return out;
+  };
+  std::vector<std::string> targets = waiting;
+  if (!flags.call.empty()) {
+    if (std::find(waiting.begin(), waiting.end(), flags.call) == waiting.end()) {
+      return Fail("run '" + id + "' has no undecided call '" + Printable(flags.call) + "' (waiting: " +
+                  names(waiting) + ")");
+    }
+    targets = {flags.call};
+  }
+  if (!flags.args.empty() && targets.size() != 1) {
+    return Fail("--args edits one call: name it with --call (waiting: " + names(waiting) + ")");
+  }
+  Result<ChatRunParts> parts = LoadChatRun(*run);
+  if (!parts.ok()) return Fail(parts.status().message());
+  for (const std::string& call_id : targets) {
+    ApprovalDecision d{.approved = approve, .reason = flags.reason};
+    if (!flags.args.empty()) {
+      auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
+                               [&](const ToolCall& c) { return c.id == call_id; });
+      const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
+      Result<Json> valid = parts->tools->ValidateArguments(tool, flags.args);
+      if (!valid.ok()) return Fail("--args for " + Printable(tool) + ": " + valid.status().message());
+      d.arguments = DumpJson(*valid);
+    }
+    state.approvals[call_id] = d;
+  }
+  std::vector<std::string> left;
+  for (const std::string& call : waiting) {
+    if (!state.approvals.count(call)) left.push_back(call);
+  }
+  // The decisions are stored before anything runs: a crash from here on
+  // resumes with them.
+  if (Status s = (*store)->SaveCheckpoint(id, state, left.empty() ? "running" : "awaiting_approval"); !s.ok()) {
+    return Fail(s.message());
+  }
+  std::cerr << kWho << ": " << (approve ? "approved " : "rejected ") << names(targets) << "\n";
+  if (!left.empty()) {
+    std::cerr << kWho << ": run '" << id << "' still waits for " << names(left) << "\n";
+    return kExitAwaitingApproval;
+  }
+  return ContinueChatRun(flags.run, *store, *run, *parts, state);
+}
 
-  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
-  if (!reporter.ok()) return Fail(reporter.status().message());
-  AgentOptions options = inputs->options;
-  options.stream = options.stream || flags.stream;
-  options.cancel = InstallInterruptHandlers();
-  options.on_event = (*reporter)->sink();
-  RunRecord record = *run;
-  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(*store, record, std::cerr, kWho, /*resumed=*/true);
-  options.on_checkpoint = recorder->Hook();
-
-  RunResult result = ResumeChat(*model, *tools, **state, options);
-  FinishRecordedRun(recorder.get(), result, std::cerr, kWho);
-
-  if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
-    std::cerr << kWho << ": " << s.message() << "\n";
-    return ExitCodeAfterInterrupt(kExitRunFailed);
-  }
-  if (flags.json) {
-    Json out{{"run_id", result.trace.run_id},
-             {"status", RunStatusName(result.status)},
-             {"answer", result.answer},
-             {"steps", result.steps},
-             {"tool_calls", result.tool_calls},
-             {"usage", ToJson(result.usage)}};
-    if (!result.error.empty()) out["error"] = result.error;
-    std::cout << DumpJson(out, 2) << "\n";
-  } else {
-    std::cout << result.answer << "\n";
-  }
-  if (result.status != RunStatus::kFinished) {
-    std::cerr << kWho << ": run ended with status '" << RunStatusName(result.status) << "': " << result.error << "\n";
-    return ExitCodeAfterInterrupt(kExitRunFailed);
-  }
-  return ExitCodeAfterInterrupt(kExitOk);
+void AddContinueFlags(CLI::App* command, ResumeFlags* flags) {
+  AddStorePathFlag(command, &flags->store);
+  command->add_option("run_id", flags->run_id, "the run's id (see 'medreact runs list')")->required();
+  AddModelFlags(command, &flags->model);
+  command->add_flag("--stream", flags->stream, "stream the model's text to stderr as it arrives (SSE)");
+  command->add_flag("--json", flags->json, "print the result as JSON");
+  command->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
+  command->add_option("--trace", flags->trace_path, "write the whole run's trace (JSON) to this file");
+  command->add_option("--events", flags->events_path, "write the resumed run's events as JSON lines to this file");
+  AddApprovalPromptFlag(command, &flags->approval_prompt);
 }
 
 // ---- prune ----
@@ -252,7 +399,8 @@ int RunPrune(const PruneFlags& flags) {
 }  // namespace
 
 void AddRunsCommand(CLI::App& app, int* exit_code) {
-  CLI::App* runs = app.add_subcommand("runs", "the run store: list, show, resume and prune recorded runs");
+  CLI::App* runs =
+      app.add_subcommand("runs", "the run store: list, show, resume, approve, reject and prune recorded runs");
   runs->require_subcommand(1);
 
   auto list = std::make_shared<ListFlags>();
@@ -274,15 +422,22 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   auto resume = std::make_shared<ResumeFlags>();
   CLI::App* r =
       runs->add_subcommand("resume", "go on with a run that was killed or interrupted, from its last checkpoint");
-  AddStorePathFlag(r, &resume->store);
-  r->add_option("run_id", resume->run_id, "the run's id (see 'medreact runs list')")->required();
-  AddModelFlags(r, &resume->model);
-  r->add_flag("--stream", resume->stream, "stream the model's text to stderr as it arrives (SSE)");
-  r->add_flag("--json", resume->json, "print the result as JSON");
-  r->add_flag("-v,--verbose", resume->verbose, "progress on stderr (tool names and timings only)");
-  r->add_option("--trace", resume->trace_path, "write the whole run's trace (JSON) to this file");
-  r->add_option("--events", resume->events_path, "write the resumed run's events as JSON lines to this file");
+  AddContinueFlags(r, resume.get());
   r->callback([resume, exit_code] { *exit_code = RunResume(*resume); });
+
+  auto approve = std::make_shared<DecideFlags>();
+  CLI::App* a = runs->add_subcommand("approve", "run the tool calls a paused run waits for, and go on");
+  AddContinueFlags(a, &approve->run);
+  a->add_option("--call", approve->call, "only this waiting call (its id, see 'medreact runs show')");
+  a->add_option("--args", approve->args, "run the call with these arguments (JSON) instead of the model's");
+  a->callback([approve, exit_code] { *exit_code = RunDecide(*approve, /*approve=*/true); });
+
+  auto reject = std::make_shared<DecideFlags>();
+  CLI::App* j = runs->add_subcommand("reject", "do not run the tool calls a paused run waits for, and go on");
+  AddContinueFlags(j, &reject->run);
+  j->add_option("--call", reject->call, "only this waiting call (its id, see 'medreact runs show')");
+  j->add_option("--reason", reject->reason, "why, for the model (it reads this as the call's result)");
+  j->callback([reject, exit_code] { *exit_code = RunDecide(*reject, /*approve=*/false); });
 
   auto prune = std::make_shared<PruneFlags>();
   CLI::App* p = runs->add_subcommand("prune", "delete ended runs from the store");
@@ -290,7 +445,7 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   p->add_option("--older-than", prune->older_than_days, "only runs last updated more than DAYS days ago (default 0)")
       ->check(FiniteRange(0, 365'000, "days"));
   p->add_option("--status", prune->statuses,
-                "only runs with this status (repeatable; default: every status but 'running')");
+                "only runs with this status (repeatable; default: every status but 'running' and 'awaiting_approval')");
   p->add_flag("--dry-run", prune->dry_run, "list the runs that would be deleted, delete nothing");
   p->add_flag("--json", prune->json, "print the pruned ids as JSON");
   p->callback([prune, exit_code] { *exit_code = RunPrune(*prune); });

@@ -34,6 +34,7 @@ const char* RunStatusName(RunStatus status) {
     case RunStatus::kTimeout: return "timeout";
     case RunStatus::kBudget: return "budget";
     case RunStatus::kError: return "error";
+    case RunStatus::kAwaitingApproval: return "awaiting_approval";
   }
   return "error";
 }
@@ -57,7 +58,9 @@ class Agent::Loop {
   RunResult Run(const RunState* resume);
 
  private:
-  enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit };
+  // kAwaitingApproval: the turn paused before its calls, some waiting for a
+  // person (AgentOptions::needs_approval); the step is not finished.
+  enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit, kAwaitingApproval };
 
   void Start();
   // Loads a checkpoint; returns how its last step ended (for kInTurn: after
@@ -70,8 +73,16 @@ class Agent::Loop {
   StepOutcome Step();
   // act(): the turn's calls (those in `finished` are not run again), then
   // the finishing-tool check, loop detection and budgets; records the step.
-  StepOutcome Act(const Message& assistant, StepRecord rec, SteadyClock::time_point step_start,
+  StepOutcome Act(Message assistant, StepRecord rec, SteadyClock::time_point step_start,
                   std::map<size_t, ToolResultRecord> finished);
+  // Human approval, before any of the turn's calls runs: decides (from the
+  // stored decisions or AgentOptions::approve) each call that needs it.
+  // Returns the ids of the calls still waiting (then nothing is applied);
+  // else applies the decisions (a rejection becomes the call's result in
+  // `finished`; edited arguments replace the call's in `assistant` and the
+  // conversation) and returns none.
+  std::vector<std::string> DecideApprovals(Message& assistant, StepRecord& rec,
+                                           std::map<size_t, ToolResultRecord>& finished);
   // Records a finished step in the trace, emits step_finished and checkpoints.
   StepOutcome EndStep(StepRecord rec, SteadyClock::time_point step_start, StepOutcome outcome);
   StepOutcome AfterTools(const Message& assistant, StepRecord& rec);
@@ -92,6 +103,8 @@ class Agent::Loop {
   void Checkpoint(StepOutcome outcome);
   void CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
                         const std::map<size_t, ToolResultRecord>& results);
+  RunState InTurnState(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
+                       const std::map<size_t, ToolResultRecord>& results) const;
   void Conclude(RunStatus status, const std::string& reason, bool synthesize);
   void Synthesize(const std::string& reason);
   // The request for the next model call. Without windowing the history is
@@ -142,6 +155,11 @@ class Agent::Loop {
   const uint64_t conversation_id_ = NextConversationId();  // ModelRequest::conversation_id
   RunStatus limit_status_ = RunStatus::kError;
   std::string limit_reason_;
+  // Human approval of the current turn: decisions by call id, calls waiting.
+  std::map<std::string, ApprovalDecision> approvals_;
+  std::vector<std::string> awaiting_;
+  std::string awaiting_reason_;
+  std::optional<RunState> paused_;  // the state a pause for approval left
 };
 
 RunResult Agent::Run(const RunRequest& request) { return Once("Agent::Run", request, nullptr); }
@@ -231,6 +249,11 @@ RunResult Agent::Loop::Run(const RunState* resume) {
     }
     if (outcome == StepOutcome::kContinue) continue;
     if (outcome == StepOutcome::kAnswered) break;
+    if (outcome == StepOutcome::kAwaitingApproval) {  // a pause, not an end: nothing to conclude
+      status = RunStatus::kAwaitingApproval;
+      reason = awaiting_reason_;
+      break;
+    }
     if (outcome == StepOutcome::kModelFailed) {
       // A model that timed out against the run's deadline is a timeout; any
       // other failure (unreachable, refused) is an error. No synthesis either way:
@@ -244,7 +267,9 @@ RunResult Agent::Loop::Run(const RunState* resume) {
     reason = limit_reason_;
     break;
   }
-  if (status != RunStatus::kFinished) {
+  if (status == RunStatus::kAwaitingApproval) {
+    answer_ = "Paused: " + reason + ".";
+  } else if (status != RunStatus::kFinished) {
     Conclude(status, reason, options_.fallback_synthesis && !model_failed);
   }
 
@@ -267,6 +292,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
   result.answers_checked = answers_checked_;
   result.answer_accepted = answer_accepted_;
   result.answer_feedback = answer_feedback_;
+  result.paused = std::move(paused_);
   Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
         .elapsed_ms = result.trace.elapsed_ms,
         .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
@@ -396,9 +422,38 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
   return Act(assistant, std::move(rec), step_start, {});
 }
 
-Agent::Loop::StepOutcome Agent::Loop::Act(const Message& assistant, StepRecord rec,
-                                          SteadyClock::time_point step_start,
+Agent::Loop::StepOutcome Agent::Loop::Act(Message assistant, StepRecord rec, SteadyClock::time_point step_start,
                                           std::map<size_t, ToolResultRecord> finished) {
+  // Human approval first: nothing of the turn runs while a call waits.
+  if (options_.needs_approval) {
+    awaiting_ = DecideApprovals(assistant, rec, finished);
+    if (!awaiting_.empty()) {
+      awaiting_reason_ = "waiting for approval of " + std::to_string(awaiting_.size()) + " tool call(s): ";
+      for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
+        const ToolCall& call = assistant.tool_calls[i];
+        if (std::find(awaiting_.begin(), awaiting_.end(), call.id) == awaiting_.end()) continue;
+        awaiting_reason_ += (awaiting_reason_.back() == ' ' ? "" : ", ") + call.name + " (" + call.id + ")";
+        Emit({.type = EventType::kApproval, .step = step_, .tool_name = call.name, .tool_call_id = call.id,
+              .data = Json{{"decision", "awaiting"}}});
+      }
+      // The pause is a checkpoint, and the result carries it too: the
+      // caller resumes from it with the decisions.
+      paused_ = InTurnState(assistant, rec, step_start, finished);
+      if (options_.on_checkpoint) {
+        try {
+          options_.on_checkpoint(*paused_);
+        } catch (...) {
+        }
+      }
+      return StepOutcome::kAwaitingApproval;
+    }
+    if (!approvals_.empty()) {
+      // Decided: from here the calls may be in flight, so a stop now must
+      // not replay the decisions as if nothing had started.
+      approvals_.clear();
+      if (options_.on_checkpoint) CheckpointInTurn(assistant, rec, step_start, finished);
+    }
+  }
   // act(): run the turn's calls; one result message per call, in order.
   ToolTurnOptions turn{.run_deadline = deadline_, .tool_timeout = options_.tool_timeout,
                        .run_cancel = agent_.cancel_, .step = step_,
@@ -517,6 +572,7 @@ RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const
     case StepOutcome::kAnswered: s.outcome = "answered"; break;
     case StepOutcome::kModelFailed: s.outcome = "model_failed"; break;
     case StepOutcome::kLimit: s.outcome = "limit"; break;
+    case StepOutcome::kAwaitingApproval: break;  // taken by InTurnState
   }
   s.answer = answer_;
   s.final_fields = final_fields_;
@@ -544,15 +600,23 @@ void Agent::Loop::Checkpoint(StepOutcome outcome) {
 
 void Agent::Loop::CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
                                    const std::map<size_t, ToolResultRecord>& results) {
+  RunState s = InTurnState(turn, rec, step_start, results);
+  try {
+    options_.on_checkpoint(s);
+  } catch (...) {
+  }
+}
+
+RunState Agent::Loop::InTurnState(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
+                                  const std::map<size_t, ToolResultRecord>& results) const {
   RunState s = Snapshot(RunState::Phase::kInTurn, StepOutcome::kContinue);
   s.turn = turn;
   s.turn_record = rec;
   s.turn_record.elapsed_ms = MsSince(step_start);
   s.turn_results = results;
-  try {
-    options_.on_checkpoint(s);
-  } catch (...) {
-  }
+  s.awaiting_approval = awaiting_;
+  s.approvals = approvals_;
+  return s;
 }
 
 Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
@@ -582,7 +646,10 @@ Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
                                                          state.turn_record.elapsed_ms));
     StepRecord rec = state.turn_record;
     std::map<size_t, ToolResultRecord> finished = state.turn_results;
-    InterruptedCalls(state.turn, rec, finished);
+    approvals_ = state.approvals;
+    // A turn paused for approval had started none of its calls; otherwise
+    // those without a result were in flight.
+    if (state.awaiting_approval.empty()) InterruptedCalls(state.turn, rec, finished);
     return Act(state.turn, std::move(rec), step_start, std::move(finished));
   }
   if (state.outcome == "answered") return StepOutcome::kAnswered;
@@ -607,6 +674,78 @@ void Agent::Loop::InterruptedCalls(const Message& turn, StepRecord& rec,
     rec.notes.push_back("call " + call.id + " (" + call.name +
                         ") was in flight when the run stopped; not run again (the tool is not idempotent)");
   }
+}
+
+std::vector<std::string> Agent::Loop::DecideApprovals(Message& assistant, StepRecord& rec,
+                                                      std::map<size_t, ToolResultRecord>& finished) {
+  // First every decision (asking `approve` for those not stored); nothing is
+  // applied while a call still waits, so a paused turn is stored as the
+  // model made it, with the decisions taken so far beside it.
+  std::vector<std::string> waiting;
+  std::vector<size_t> decided;
+  for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
+    const ToolCall& call = assistant.tool_calls[i];
+    if (finished.count(i)) continue;
+    if (std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) !=
+        options_.finish_tools.end()) {
+      continue;  // ending the run is never held back
+    }
+    const Tool* tool = agent_.tools_->Find(call.name);
+    if (!tool) continue;  // an unknown tool fails as usual
+    bool needs = true;
+    try {
+      needs = options_.needs_approval(call, tool->spec());
+    } catch (...) {
+    }
+    if (!needs) continue;
+    if (!approvals_.count(call.id) && options_.approve) {
+      std::optional<ApprovalDecision> d;
+      try {
+        d = options_.approve(call, tool->spec());
+      } catch (...) {
+      }
+      if (d) approvals_.emplace(call.id, *d);
+    }
+    if (approvals_.count(call.id)) {
+      decided.push_back(i);
+    } else {
+      waiting.push_back(call.id);
+    }
+  }
+  if (!waiting.empty()) return waiting;
+
+  for (size_t i : decided) {
+    ToolCall& call = assistant.tool_calls[i];
+    const ApprovalDecision& d = approvals_.at(call.id);
+    const char* verdict = "approved";
+    if (!d.approved) {
+      verdict = "rejected";
+      finished[i] = ToolResultRecord{
+          .tool_call_id = call.id,
+          .name = call.name,
+          .ok = false,
+          .error = "the reviewer did not approve this call, so it was not run" +
+                   (d.reason.empty() ? std::string(".") : ": " + d.reason)};
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") rejected by the reviewer");
+    } else if (!d.arguments.empty() && d.arguments != call.arguments) {
+      verdict = "edited";
+      rec.notes.push_back("call " + call.id + " (" + call.name +
+                          ") run with the reviewer's arguments; the model's were " + call.arguments);
+      call.arguments = d.arguments;
+      if (i < rec.assistant.tool_calls.size()) rec.assistant.tool_calls[i].arguments = d.arguments;
+      // The conversation shows what ran: the turn is the last assistant message.
+      for (auto m = messages_.rbegin(); m != messages_.rend(); ++m) {
+        if (m->role != Role::kAssistant) continue;
+        if (i < m->tool_calls.size() && m->tool_calls[i].id == call.id) m->tool_calls[i].arguments = d.arguments;
+        break;
+      }
+    } else {
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") approved by the reviewer");
+    }
+    Emit({.type = EventType::kApproval, .step = step_, .tool_name = call.name, .tool_call_id = call.id,
+          .data = Json{{"decision", verdict}}});
+  }
+  return {};
 }
 
 // After a turn that did not answer: loop detection, then the budgets.

@@ -51,7 +51,7 @@ Deadline WorkingDeadline(const AgentOptions& o, double used_ms) {
 
 RunStatus RunStatusFromName(const std::string& name) {
   for (RunStatus s : {RunStatus::kFinished, RunStatus::kMaxSteps, RunStatus::kStuck, RunStatus::kTimeout,
-                      RunStatus::kBudget}) {
+                      RunStatus::kBudget, RunStatus::kAwaitingApproval}) {
     if (name == RunStatusName(s)) return s;
   }
   return RunStatus::kError;
@@ -121,6 +121,11 @@ void LogEvent(const std::string& run, const Event& e) {
       if (!Log().should_log(spdlog::level::debug)) break;
       Log().debug("run {} graph: {} -> {} in {:.1f} ms", run, StringOr(e.data, "node"), StringOr(e.data, "next"),
                   e.data.value("elapsed_ms", 0.0));
+      break;
+    case EventType::kApproval:
+      Log().info("run {} step {}: tool {} ({}) {}", run, e.step, e.tool_name, e.tool_call_id,
+                 StringOr(e.data, "decision") == "awaiting" ? "awaits approval"
+                                                            : StringOr(e.data, "decision") + " by the reviewer");
       break;
     case EventType::kModelDelta:
       break;  // one per token: too many to log

@@ -14,6 +14,7 @@ const char* EventTypeName(EventType type) {
     case EventType::kRunFinished: return "run_finished";
     case EventType::kError: return "error";
     case EventType::kGraphTransition: return "graph_transition";
+    case EventType::kApproval: return "approval";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 #include "medreact/run_state.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace medreact {
@@ -243,6 +244,10 @@ Json RunStateHeaderToJson(const RunState& s) {
   for (const auto& [k, v] : s.loop_counts) counts[k] = v;
   Json results = Json::object();
   for (const auto& [i, r] : s.turn_results) results[std::to_string(i)] = RecordJson(r);
+  Json approvals = Json::object();
+  for (const auto& [id, d] : s.approvals) {
+    approvals[id] = Json{{"approved", d.approved}, {"arguments", d.arguments}, {"reason", d.reason}};
+  }
   return Json{{"version", RunState::kVersion},
               {"phase", PhaseName(s.phase)},
               {"messages", Json::array()},
@@ -255,6 +260,8 @@ Json RunStateHeaderToJson(const RunState& s) {
               {"turn", MessageToStateJson(s.turn)},
               {"turn_record", StepJson(s.turn_record)},
               {"turn_results", std::move(results)},
+              {"awaiting_approval", s.awaiting_approval},
+              {"approvals", std::move(approvals)},
               {"outcome", s.outcome},
               {"answer", s.answer},
               {"final_fields", s.final_fields},
@@ -332,6 +339,26 @@ Result<RunState> RunStateFromJson(const Json& j) {
         Result<ToolResultRecord> rec2 = RecordFrom(v, "turn_results." + k);
         if (!rec2.ok()) return rec2.status();
         s.turn_results[index] = std::move(*rec2);
+      }
+    }
+    // Human approval (absent in states written before it existed).
+    std::set<std::string> call_ids;
+    for (const ToolCall& c : s.turn.tool_calls) call_ids.insert(c.id);
+    for (const Json& id : ArrayAt(j, "awaiting_approval")) {
+      if (!id.is_string() || !call_ids.count(id.get<std::string>())) {
+        return Bad("awaiting_approval", "an array of the turn's call ids");
+      }
+      s.awaiting_approval.push_back(id.get<std::string>());
+    }
+    if (auto a = j.find("approvals"); a != j.end() && a->is_object()) {
+      for (const auto& [id, d] : a->items()) {
+        if (!call_ids.count(id)) return Bad("approvals." + id, "keyed by a call id of the turn");
+        if (!d.is_object() || !d.contains("approved") || !d["approved"].is_boolean()) {
+          return Bad("approvals." + id, "an object with a boolean \"approved\"");
+        }
+        s.approvals[id] = ApprovalDecision{.approved = BoolOr(d, "approved", false),
+                                           .arguments = StringOr(d, "arguments"),
+                                           .reason = StringOr(d, "reason")};
       }
     }
   }

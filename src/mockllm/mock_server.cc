@@ -372,20 +372,7 @@ void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& r
     }
     if (entry != nullptr) ++served_;
   }
-  if (entry == nullptr) {
-    SetJson(res, 500,
-            ErrorBodyText("mock script exhausted: all " + std::to_string(script_.responses.size()) +
-                              " scripted responses were already served",
-                          "mock_script_exhausted"));
-    return;
-  }
-
-  if (!Pause(entry->delay_ms) || !Pause(entry->hang_ms)) {
-    res.set_header("Connection", "close");  // so the worker does not linger in keep-alive
-    SetJson(res, 503, ErrorBodyText("mock server is stopping", "server_error"));
-    return;
-  }
-  for (const auto& [name, value] : entry->headers) res.set_header(name, value);
+  if (!BeginEntry(entry, "mock script", script_.responses.size(), res)) return;
 
   const bool stream = request.contains("stream") && request.at("stream") == true;
   switch (entry->kind) {
@@ -412,6 +399,23 @@ void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& r
   }
 }
 
+bool MockLlmServer::BeginEntry(const MockEntry* entry, const std::string& what, size_t scripted,
+                               httplib::Response& res) {
+  if (entry == nullptr) {
+    SetJson(res, 500,
+            ErrorBodyText(what + " exhausted: all " + std::to_string(scripted) + " scripted responses were already served",
+                          "mock_script_exhausted"));
+    return false;
+  }
+  if (!Pause(entry->delay_ms) || !Pause(entry->hang_ms)) {
+    res.set_header("Connection", "close");  // so the worker does not linger in keep-alive
+    SetJson(res, 503, ErrorBodyText("mock server is stopping", "server_error"));
+    return false;
+  }
+  for (const auto& [name, value] : entry->headers) res.set_header(name, value);
+  return true;
+}
+
 void MockLlmServer::HandleRoute(const std::string& path, const MockRoute& route, const httplib::Request& req,
                                 httplib::Response& res) {
   Record(req);
@@ -425,19 +429,7 @@ void MockLlmServer::HandleRoute(const std::string& path, const MockRoute& route,
       entry = &route.responses.back();
     }
   }
-  if (entry == nullptr) {
-    SetJson(res, 500,
-            ErrorBodyText("mock route " + path + " exhausted: all " + std::to_string(route.responses.size()) +
-                              " scripted responses were already served",
-                          "mock_script_exhausted"));
-    return;
-  }
-  if (!Pause(entry->delay_ms) || !Pause(entry->hang_ms)) {
-    res.set_header("Connection", "close");  // so the worker does not linger in keep-alive
-    SetJson(res, 503, ErrorBodyText("mock server is stopping", "server_error"));
-    return;
-  }
-  for (const auto& [name, value] : entry->headers) res.set_header(name, value);
+  if (!BeginEntry(entry, "mock route " + path, route.responses.size(), res)) return;
   if (entry->kind == MockEntry::Kind::kPlain) {
     res.status = entry->status;
     res.set_content(entry->body, entry->content_type);

@@ -99,6 +99,11 @@ class MockLlmServer {
   Json Record(const httplib::Request& req);
   // Sleeps up to ms; false (at once) if the server is stopping.
   bool Pause(int ms);
+  // What every scripted reply starts with: none left (`entry` null: 500,
+  // "<what> exhausted" naming the `scripted` count), the entry's delay and
+  // hang (503 when the server stops meanwhile), then its headers. False
+  // when `res` is already the whole reply.
+  bool BeginEntry(const MockEntry* entry, const std::string& what, size_t scripted, httplib::Response& res);
 
   const MockScript script_;
   std::unique_ptr<httplib::Server> server_;

@@ -430,13 +430,13 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   return tx.Commit();
 }
 
-Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state) {
+Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state, const std::string& status) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
-  if (Status s = d.Touch(run_id, "running", now); !s.ok()) return s;
+  if (Status s = d.Touch(run_id, status, now); !s.ok()) return s;
   if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.FoldWal(/*only_if_large=*/true);
@@ -465,7 +465,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
       !s.ok()) {
     return s;
   }
-  if (status != "interrupted") {
+  if (status != "interrupted" && status != "awaiting_approval") {  // those go on from their checkpoint
     for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
       if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
     }
@@ -636,7 +636,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
       if (rc != SQLITE_ROW) return d.Error("listing runs to prune");
       const std::string status = s.ColText(1);
       const bool chosen = filter.statuses.empty()
-                              ? status != "running"
+                              ? status != "running" && status != "awaiting_approval"
                               : std::find(filter.statuses.begin(), filter.statuses.end(), status) !=
                                     filter.statuses.end();
       if (chosen) ids.push_back(s.ColText(0));

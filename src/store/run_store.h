@@ -71,9 +71,10 @@ struct RunRecord {
   std::string app;                // "chat", "triage", ...
   Json inputs = Json::object();   // what rebuilds the run (message, packs, paths, options); never an API key
   Json model = Json::object();    // the model it ran with ({"url","name","protocol",...}); never an API key
-  // running | interrupted (stopped by a signal: resumable) | finished |
-  // max_steps | stuck | timeout | budget | error. A process killed outright
-  // leaves its run `running`.
+  // running | interrupted (stopped by a signal: resumable) |
+  // awaiting_approval (paused before a tool call a person must decide:
+  // `runs approve` / `runs reject`) | finished | max_steps | stuck | timeout
+  // | budget | error. A process killed outright leaves its run `running`.
   std::string status = "running";
   std::string created_at;         // ISO 8601 UTC; set by CreateRun
   std::string updated_at;         // the last checkpoint or the end
@@ -93,7 +94,8 @@ struct PruneFilter {
   // (every run of the statuses).
   std::chrono::system_clock::time_point updated_before = std::chrono::system_clock::now();
   // The statuses to prune; empty = every status but `running` (a run that
-  // may still be going, or was killed and can be resumed).
+  // may still be going, or was killed and can be resumed) and
+  // `awaiting_approval` (a pause waiting for a person).
   std::vector<std::string> statuses;
   bool dry_run = false;  // list what would go, delete nothing
 };
@@ -119,13 +121,15 @@ class RunStore {
   // InvalidArgument when the id is empty or already stored.
   Status CreateRun(const RunRecord& run, const RunState* first = nullptr);
   // Replaces the run's checkpoint with `state` (appending the messages and
-  // steps not stored yet) and marks the run `running`; one transaction.
-  // NotFound when the run is not stored.
-  Status SaveCheckpoint(const std::string& run_id, const RunState& state);
+  // steps not stored yet) and sets the run's status (`running`, or
+  // `awaiting_approval` when a reviewer's partial decisions are stored); one
+  // transaction. NotFound when the run is not stored.
+  Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::string& status = "running");
   // Records the end: status, result, updated_at, and the final trace's steps
   // (replacing those stored: the end adds notes and the fallback step). The
   // checkpoint and the conversation are dropped unless the status is
-  // `interrupted` (nothing resumes an ended run; its steps and result stay).
+  // `interrupted` or `awaiting_approval` (a pause: `runs approve` goes on
+  // from the checkpoint); nothing resumes an ended run, its steps and result stay.
   // NotFound as above.
   Status FinishRun(const std::string& run_id, const std::string& status, const Json& result,
                    const std::vector<StepRecord>& steps);

@@ -75,6 +75,7 @@ struct PackRow {
   const char* name;
   const char* description;
   Status (*register_pack)(ToolRegistry& registry, const PackContext& context);
+  bool network = false;  // may reach the network
 };
 
 const std::vector<PackRow>& PackTable() {
@@ -103,7 +104,8 @@ const std::vector<PackRow>& PackTable() {
        "search_pubmed, search_clinical_trials, search_preprints (PubMed E-utilities, ClinicalTrials.gov API v2, "
        "Europe PMC) and get_bibliography; reaches the network only when asked (online, or a base URL given), "
        "else answers from the literature cache",
-       [](ToolRegistry& r, const PackContext& c) { return RegisterLiteraturePack(r, c.literature); }},
+       [](ToolRegistry& r, const PackContext& c) { return RegisterLiteraturePack(r, c.literature); },
+       /*network=*/true},
   };
   return kPacks;
 }
@@ -112,12 +114,12 @@ const std::vector<PackRow>& PackTable() {
 
 std::vector<PackInfo> KnownPacks() {
   std::vector<PackInfo> out;
-  for (const PackRow& row : PackTable()) out.push_back({row.name, row.description});
+  for (const PackRow& row : PackTable()) out.push_back({row.name, row.description, row.network});
   return out;
 }
 
-Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
-                     const PackContext& context) {
+Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs, const PackContext& context,
+                     std::map<std::string, std::string>* tool_packs) {
   const std::vector<PackRow>& table = PackTable();
   for (const auto& pack : packs) {
     auto row = std::find_if(table.begin(), table.end(), [&](const PackRow& r) { return pack == r.name; });
@@ -126,7 +128,13 @@ Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& pac
       for (const PackRow& r : table) known += (known.empty() ? "" : ", ") + std::string(r.name);
       return Status::InvalidArgument("unknown tool pack '" + pack + "' (known packs: " + known + ")");
     }
+    const std::vector<std::string> before = registry.Names();
     if (Status s = row->register_pack(registry, context); !s.ok()) return s.WithContext("pack '" + pack + "'");
+    if (tool_packs) {
+      for (const std::string& name : registry.Names()) {
+        if (std::find(before.begin(), before.end(), name) == before.end()) (*tool_packs)[name] = pack;
+      }
+    }
   }
   return Status::OK();
 }

@@ -5,6 +5,7 @@
 #define MEDREACT_TOOLS_PACKS_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace medreact {
 struct PackInfo {
   std::string name;
   std::string description;
+  bool network = false;  // its tools may reach the network (the `network` approval class)
 };
 
 // Every known pack, in a stable order.
@@ -46,8 +48,10 @@ struct PackContext {
 // nor an extras file → InvalidArgument; a bundle, corpus or hints file that
 // cannot be read → its load error; `literature` with a base URL that is not
 // http(s) → InvalidArgument.
+// `tool_packs`, when given, receives each registered tool's pack (tool name
+// → pack name), for rules by pack (approval).
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
-                     const PackContext& context = {});
+                     const PackContext& context = {}, std::map<std::string, std::string>* tool_packs = nullptr);
 
 }  // namespace medreact
 

@@ -5,48 +5,32 @@
 // that is not JSON, replies of the wrong shape, a mask of the wrong size and
 // a path the server does not know. The validation paths one by one:
 // tests/unit/imaging_client_test.cc.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include "mockllm/mock_server.h"
+#include "testing/image_builders.h"
 #include "tools/imaging/imaging_client.h"
 
 namespace medreact::imaging {
 namespace {
 
-using ::testing::HasSubstr;
+using medreact::testing::EncodeTestPng;
+using medreact::testing::GreyRaster;
+using medreact::testing::GreyStoredImage;
 using mockllm::MockLlmServer;
-
-Raster Grey(int width, int height, uint8_t value) {
-  return Raster{.width = width,
-                .height = height,
-                .channels = 1,
-                .pixels = std::vector<uint8_t>(static_cast<size_t>(width) * height, value)};
-}
-
-std::string Png(const Raster& raster) {
-  Result<std::string> png = EncodePng(raster);
-  EXPECT_TRUE(png.ok()) << png.status().ToString();
-  return png.ok() ? *png : "";
-}
-
-StoredImage Image() {
-  StoredImage image;
-  image.id = "img1";
-  image.raster = Grey(32, 24, 90);
-  image.png = Png(image.raster);
-  image.data_url = "data:image/png;base64," + Base64Encode(image.png);
-  return image;
-}
+using ::testing::HasSubstr;
 
 Json MaskJson(const Raster& mask) {
-  return {{"media_type", "image/png"}, {"width", mask.width}, {"height", mask.height},
-          {"data", Base64Encode(Png(mask))}};
+  return {{"media_type", "image/png"},
+          {"width", mask.width},
+          {"height", mask.height},
+          {"data", Base64Encode(EncodeTestPng(mask))}};
 }
 
 struct Endpoints {
@@ -91,7 +75,7 @@ Json ClassifierReply() {
 }
 
 TEST(ImagingEndpointsTest, AllThreeEndpointsAnswerAndReceiveTheImageAndTheKey) {
-  Raster heart = Grey(32, 24, 0);
+  Raster heart = GreyRaster(32, 24, 0);
   for (int y = 8; y < 16; ++y) {
     for (int x = 10; x < 20; ++x) heart.pixels[y * 32 + x] = 255;
   }
@@ -104,7 +88,7 @@ TEST(ImagingEndpointsTest, AllThreeEndpointsAnswerAndReceiveTheImageAndTheKey) {
       Json::parse(R"({"model": "grounder", "boxes": [{"x0": 10, "y0": 8, "x1": 20, "y1": 16, "score": 0.6}]})"));
   auto e = Serve(routes, "sk-test-key");
   ASSERT_TRUE(e);
-  const StoredImage image = Image();
+  const StoredImage image = GreyStoredImage(32, 24, 90);
 
   Result<Classification> c = e->client.Classify(image, {"Cardiomegaly", "Effusion"}, Soon(), {});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -146,7 +130,7 @@ TEST(ImagingEndpointsTest, A500IsRetriedAndASecondAnswerServes) {
   routes["/classify"]["responses"].push_back(JsonRoute(ClassifierReply())["responses"][0]);
   auto e = Serve(routes);
   ASSERT_TRUE(e);
-  Result<Classification> c = e->client.Classify(Image(), {}, Soon(), {});
+  Result<Classification> c = e->client.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->labels.size(), 2u);
   EXPECT_EQ(e->server->requests().size(), 2u);
@@ -157,7 +141,7 @@ TEST(ImagingEndpointsTest, A500ThatNeverEndsFailsAfterTheRetriesNamingTheEndpoin
       {"status": 500, "body": "model crashed", "headers": {"Retry-After": "0"}}], "on_exhausted": "repeat_last"}})");
   auto e = Serve(routes);
   ASSERT_TRUE(e);
-  Status s = e->client.Classify(Image(), {}, Soon(), {}).status();
+  Status s = e->client.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.message(), "classifier endpoint " + e->root + "/classify: HTTP 500 after 3 attempts: model crashed");
   EXPECT_EQ(e->server->requests().size(), 3u);
@@ -168,7 +152,8 @@ TEST(ImagingEndpointsTest, AHangPastTheDeadlineIsATimeoutNamingTheEndpoint) {
   auto e = Serve(routes);
   ASSERT_TRUE(e);
   const auto start = std::chrono::steady_clock::now();
-  Status s = e->client.Ground(Image(), "nodule", Deadline::In(std::chrono::milliseconds(1500)), {}).status();
+  Status s = e->client.Ground(GreyStoredImage(32, 24, 90), "nodule", Deadline::In(std::chrono::milliseconds(1500)), {})
+                 .status();
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(s.code(), StatusCode::kTimeout) << s.ToString();
   EXPECT_THAT(s.message(), HasSubstr("grounding endpoint " + e->root + "/ground: "));
@@ -185,16 +170,16 @@ TEST(ImagingEndpointsTest, ABodyThatIsNotJsonAndRepliesOfTheWrongShapeAreRefused
   auto e = Serve(routes);
   ASSERT_TRUE(e);
   const std::string classifier = "classifier endpoint " + e->root + "/classify: ";
-  Status not_json = e->client.Classify(Image(), {}, Soon(), {}).status();
+  Status not_json = e->client.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(not_json.code(), StatusCode::kParseError);
   EXPECT_THAT(not_json.message(), HasSubstr(classifier + "response is not JSON"));
-  Status outside = e->client.Classify(Image(), {}, Soon(), {}).status();
+  Status outside = e->client.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(outside.message(),
             classifier + "response is not the contract's JSON: labels[0].probability: 1.7 is outside [0, 1]");
-  Status not_array = e->client.Classify(Image(), {}, Soon(), {}).status();
+  Status not_array = e->client.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(not_array.message(),
             classifier + "response is not the contract's JSON: labels: expected an array, got string");
-  Status box = e->client.Ground(Image(), "x", Soon(), {}).status();
+  Status box = e->client.Ground(GreyStoredImage(32, 24, 90), "x", Soon(), {}).status();
   EXPECT_EQ(box.message(), "grounding endpoint " + e->root +
                                "/ground: response is not the contract's JSON: boxes[0]: x0 (5) is not less than "
                                "x1 (2)");
@@ -203,12 +188,12 @@ TEST(ImagingEndpointsTest, ABodyThatIsNotJsonAndRepliesOfTheWrongShapeAreRefused
 
 TEST(ImagingEndpointsTest, AMaskOfTheWrongSizeIsRefused) {
   Json reply = Json::parse(R"({"model": "pspnet", "structures": [{"name": "Left Lung"}]})");
-  reply["structures"][0]["mask"] = MaskJson(Grey(64, 48, 255));
+  reply["structures"][0]["mask"] = MaskJson(GreyRaster(64, 48, 255));
   Json routes = Json::object();
   routes["/segment"] = JsonRoute(reply);
   auto e = Serve(routes);
   ASSERT_TRUE(e);
-  Status s = e->client.Segment(Image(), {}, Soon(), {}).status();
+  Status s = e->client.Segment(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(s.code(), StatusCode::kParseError);
   EXPECT_EQ(s.message(), "segmentation endpoint " + e->root +
                              "/segment: response is not the contract's JSON: structures[0].mask.width: 64 is not the "
@@ -219,7 +204,7 @@ TEST(ImagingEndpointsTest, APathTheServerDoesNotKnowIsA404WithoutRetries) {
   auto e = Serve(Json::object());
   ASSERT_TRUE(e);
   ImagingClient lost({.classifier_url = e->root + "/v2/classify"});
-  Status s = lost.Classify(Image(), {}, Soon(), {}).status();
+  Status s = lost.Classify(GreyStoredImage(32, 24, 90), {}, Soon(), {}).status();
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.message(), "classifier endpoint " + e->root + "/v2/classify: HTTP 404: Invalid URL (POST /v2/classify)");
   EXPECT_EQ(e->server->requests().size(), 1u);

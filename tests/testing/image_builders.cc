@@ -1,5 +1,6 @@
 #include "testing/image_builders.h"
 
+#include <gtest/gtest.h>
 #include <jpeglib.h>
 #include <png.h>
 
@@ -18,10 +19,14 @@ void FlushPng(png_structp) {}
 
 int Channels(int color_type) {
   switch (color_type) {
-    case PNG_COLOR_TYPE_RGB: return 3;
-    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
-    case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
-    default: return 1;
+    case PNG_COLOR_TYPE_RGB:
+      return 3;
+    case PNG_COLOR_TYPE_GRAY_ALPHA:
+      return 2;
+    case PNG_COLOR_TYPE_RGB_ALPHA:
+      return 4;
+    default:
+      return 1;
   }
 }
 
@@ -35,8 +40,8 @@ bool WritePng(const PngSpec& spec, std::string* out, png_bytep* rows) {
     return false;
   }
   png_set_write_fn(png, out, AppendPng, FlushPng);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(spec.width), static_cast<png_uint_32>(spec.height),
-               spec.bit_depth, spec.color_type, spec.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+  png_set_IHDR(png, info, static_cast<png_uint_32>(spec.width), static_cast<png_uint_32>(spec.height), spec.bit_depth,
+               spec.color_type, spec.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (spec.color_type == PNG_COLOR_TYPE_PALETTE) {
     png_set_PLTE(png, info, reinterpret_cast<png_const_colorp>(spec.palette.data()),
@@ -106,6 +111,28 @@ std::string BuildJpeg(int width, int height, JpegKind kind, const std::vector<ui
   std::string out(reinterpret_cast<const char*>(buffer), size);
   std::free(buffer);
   return out;
+}
+
+imaging::Raster GreyRaster(int width, int height, uint8_t value) {
+  return imaging::Raster{.width = width,
+                         .height = height,
+                         .channels = 1,
+                         .pixels = std::vector<uint8_t>(static_cast<size_t>(width) * height, value)};
+}
+
+std::string EncodeTestPng(const imaging::Raster& raster) {
+  Result<std::string> png = imaging::EncodePng(raster);
+  EXPECT_TRUE(png.ok()) << png.status().ToString();
+  return png.ok() ? *png : "";
+}
+
+imaging::StoredImage GreyStoredImage(int width, int height, uint8_t value) {
+  imaging::StoredImage image;
+  image.id = "img1";
+  image.raster = GreyRaster(width, height, value);
+  image.png = EncodeTestPng(image.raster);
+  image.data_url = "data:image/png;base64," + imaging::Base64Encode(image.png);
+  return image;
 }
 
 }  // namespace medreact::testing

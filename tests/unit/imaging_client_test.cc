@@ -7,6 +7,8 @@
 // tests/integration/imaging_endpoints_test.cc.
 #include "tools/imaging/imaging_client.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <deque>
@@ -16,12 +18,14 @@
 #include <utility>
 #include <vector>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
+#include "testing/image_builders.h"
 
 namespace medreact::imaging {
 namespace {
 
+using medreact::testing::EncodeTestPng;
+using medreact::testing::GreyRaster;
+using medreact::testing::GreyStoredImage;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -68,28 +72,6 @@ Reply Fail(int status, const std::string& body) {
   return Reply{.status = status, .body = body, .headers = {{"retry-after-ms", "0"}}};
 }
 
-Raster Grey(int width, int height, uint8_t value = 0) {
-  return Raster{.width = width,
-                .height = height,
-                .channels = 1,
-                .pixels = std::vector<uint8_t>(static_cast<size_t>(width) * height, value)};
-}
-
-std::string Png(const Raster& raster) {
-  Result<std::string> png = EncodePng(raster);
-  EXPECT_TRUE(png.ok()) << png.status().ToString();
-  return png.ok() ? *png : "";
-}
-
-StoredImage Image(int width = 8, int height = 6) {
-  StoredImage image;
-  image.id = "img1";
-  image.raster = Grey(width, height, 128);
-  image.png = Png(image.raster);
-  image.data_url = "data:image/png;base64," + Base64Encode(image.png);
-  return image;
-}
-
 const char kClassifierUrl[] = "http://127.0.0.1:5/classify";
 const char kSegmentationUrl[] = "http://127.0.0.1:5/segment";
 const char kGroundingUrl[] = "http://127.0.0.1:5/ground";
@@ -118,7 +100,7 @@ std::string Header(const HttpRequest& request, const std::string& name) {
 
 Status ClassifyWith(const std::string& body) {
   Fixture f = Client({Ok(body)});
-  return f.client.Classify(Image(), {}, Deadline::Never(), {}).status();
+  return f.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status();
 }
 
 TEST(ImagingClientTest, ClassifySendsTheImageTheLabelsAndTheKeyAndReadsTheProbabilities) {
@@ -126,7 +108,7 @@ TEST(ImagingClientTest, ClassifySendsTheImageTheLabelsAndTheKeyAndReadsTheProbab
       {"label": "Cardiomegaly", "probability": 0.81}, {"label": "Effusion", "probability": 0}],
       "extra": "ignored"})")},
                      "sk-secret");
-  const StoredImage image = Image();
+  const StoredImage image = GreyStoredImage(8, 6, 128);
   Result<Classification> c = f.client.Classify(image, {"Cardiomegaly", "Effusion"}, Deadline::Never(), {});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->model, "densenet121-res224-all");
@@ -155,18 +137,18 @@ TEST(ImagingClientTest, ClassifySendsTheImageTheLabelsAndTheKeyAndReadsTheProbab
 
 TEST(ImagingClientTest, WithoutLabelsOrKeyNeitherIsSent) {
   Fixture f = Client({Ok(R"({"model": "m", "labels": [{"label": "Edema", "probability": 1}]})")});
-  ASSERT_TRUE(f.client.Classify(Image(), {}, Deadline::Never(), {}).ok());
+  ASSERT_TRUE(f.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).ok());
   HttpRequest sent = f.transport->requests().at(0);
   EXPECT_EQ(Header(sent, "Authorization"), "<absent>");
   EXPECT_FALSE(Json::parse(sent.body).contains("labels"));
 }
 
 TEST(ImagingClientTest, ImagePayloadEncodesThePngWhenThereIsNoDataUrl) {
-  StoredImage image = Image();
+  StoredImage image = GreyStoredImage(8, 6, 128);
   image.data_url.clear();
   Json payload = ImagePayload(image);
   EXPECT_EQ(payload["data"], Base64Encode(image.png));
-  EXPECT_EQ(payload, ImagePayload(Image()));
+  EXPECT_EQ(payload, ImagePayload(GreyStoredImage(8, 6, 128)));
 }
 
 TEST(ImagingClientTest, ClassifierRepliesOutsideTheContractNameThePath) {
@@ -210,22 +192,24 @@ std::string SegmentationBody(const std::string& mask_json) {
 }
 
 std::string MaskJson(const Raster& mask) {
-  return Json{{"media_type", "image/png"}, {"width", mask.width}, {"height", mask.height},
-              {"data", Base64Encode(Png(mask))}}
+  return Json{{"media_type", "image/png"},
+              {"width", mask.width},
+              {"height", mask.height},
+              {"data", Base64Encode(EncodeTestPng(mask))}}
       .dump();
 }
 
 TEST(ImagingClientTest, SegmentDecodesGreyMasksAndMakesRgbMasksGrey) {
-  Raster grey = Grey(8, 6);
+  Raster grey = GreyRaster(8, 6);
   grey.pixels[3] = 1;
   grey.pixels[10] = 200;
   Raster rgb{.width = 8, .height = 6, .channels = 3, .pixels = std::vector<uint8_t>(8 * 6 * 3, 0)};
   rgb.pixels[3 * 5 + 2] = 9;  // pixel 5: blue only
   rgb.pixels[3 * 7 + 0] = 255;
   std::string body = R"({"model": "pspnet", "structures": [{"name": "Heart", "mask": )" + MaskJson(grey) +
-                     R"(}, {"name": "Left Lung", "mask": {"data": ")" + Base64Encode(Png(rgb)) + R"("}}]})";
+                     R"(}, {"name": "Left Lung", "mask": {"data": ")" + Base64Encode(EncodeTestPng(rgb)) + R"("}}]})";
   Fixture f = Client({Ok(body)});
-  Result<Segmentation> s = f.client.Segment(Image(), {"Heart", "Left Lung"}, Deadline::Never(), {});
+  Result<Segmentation> s = f.client.Segment(GreyStoredImage(8, 6, 128), {"Heart", "Left Lung"}, Deadline::Never(), {});
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->model, "pspnet");
   ASSERT_EQ(s->structures.size(), 2u);
@@ -239,16 +223,15 @@ TEST(ImagingClientTest, SegmentDecodesGreyMasksAndMakesRgbMasksGrey) {
   expected[5] = 255;
   expected[7] = 255;
   EXPECT_EQ(lung.pixels, expected);
-  EXPECT_EQ(Json::parse(f.transport->requests().at(0).body)["structures"],
-            Json::parse(R"(["Heart", "Left Lung"])"));
+  EXPECT_EQ(Json::parse(f.transport->requests().at(0).body)["structures"], Json::parse(R"(["Heart", "Left Lung"])"));
 }
 
 TEST(ImagingClientTest, MasksOfTheWrongSizeOrNotPngAreRefusedNamingTheStructure) {
   const std::string prefix =
       "segmentation endpoint http://127.0.0.1:5/segment: response is not the contract's JSON: structures[0].";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {SegmentationBody(MaskJson(Grey(16, 12))), "mask.width: 16 is not the image's width (8 px)"},
-      {SegmentationBody(R"({"data": ")" + Base64Encode(Png(Grey(16, 12))) + R"("})"),
+      {SegmentationBody(MaskJson(GreyRaster(16, 12))), "mask.width: 16 is not the image's width (8 px)"},
+      {SegmentationBody(R"({"data": ")" + Base64Encode(EncodeTestPng(GreyRaster(16, 12))) + R"("})"),
        "mask: the mask is 16 × 12 px, the image img1 is 8 × 6 px"},
       {SegmentationBody(R"({"data": "not base64!"})"), "mask.data: not base64: "},
       {SegmentationBody(R"({"data": ")" + Base64Encode("GIF89a, not a PNG at all") + R"("})"),
@@ -261,7 +244,7 @@ TEST(ImagingClientTest, MasksOfTheWrongSizeOrNotPngAreRefusedNamingTheStructure)
   };
   for (const auto& [body, message] : cases) {
     Fixture f = Client({Ok(body)});
-    Status s = f.client.Segment(Image(), {}, Deadline::Never(), {}).status();
+    Status s = f.client.Segment(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status();
     EXPECT_EQ(s.code(), StatusCode::kParseError) << body;
     EXPECT_THAT(s.message(), HasSubstr(prefix + message)) << body.substr(0, 200);
   }
@@ -272,7 +255,7 @@ TEST(ImagingClientTest, BoxesWithinAPixelAreClippedAndOthersRefused) {
       {"x0": -0.5, "y0": 1, "x1": 8.75, "y1": 5, "score": 0.9},
       {"x0": 2, "y0": 2.5, "x1": 3, "y1": 6, "score": null}]})"),
                       Ok(R"({"model": "g", "boxes": []})")});
-  Result<Grounding> g = f.client.Ground(Image(), "cardiomegaly", Deadline::Never(), {});
+  Result<Grounding> g = f.client.Ground(GreyStoredImage(8, 6, 128), "cardiomegaly", Deadline::Never(), {});
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_EQ(g->boxes.size(), 2u);
   EXPECT_DOUBLE_EQ(g->boxes[0].x0, 0);
@@ -285,7 +268,7 @@ TEST(ImagingClientTest, BoxesWithinAPixelAreClippedAndOthersRefused) {
   EXPECT_FALSE(g->boxes[1].score.has_value());
   EXPECT_EQ(Json::parse(f.transport->requests().at(0).body)["phrase"], "cardiomegaly");
 
-  Result<Grounding> none = f.client.Ground(Image(), "pneumothorax", Deadline::Never(), {});
+  Result<Grounding> none = f.client.Ground(GreyStoredImage(8, 6, 128), "pneumothorax", Deadline::Never(), {});
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->boxes.empty());
 
@@ -311,7 +294,7 @@ TEST(ImagingClientTest, BoxesWithinAPixelAreClippedAndOthersRefused) {
   };
   for (const auto& [body, message] : cases) {
     Fixture bad = Client({Ok(body)});
-    Status s = bad.client.Ground(Image(), "x", Deadline::Never(), {}).status();
+    Status s = bad.client.Ground(GreyStoredImage(8, 6, 128), "x", Deadline::Never(), {}).status();
     EXPECT_EQ(s.code(), StatusCode::kParseError) << body;
     EXPECT_EQ(s.message(), prefix + message) << body;
   }
@@ -320,37 +303,39 @@ TEST(ImagingClientTest, BoxesWithinAPixelAreClippedAndOthersRefused) {
 TEST(ImagingClientTest, RetryableFailuresAreRetriedAndTheLastOneNamesTheEndpoint) {
   const std::string crashed = R"({"error": {"message": "model crashed"}})";
   Fixture f = Client({Fail(500, crashed), Fail(500, crashed), Fail(500, crashed)});
-  Status s = f.client.Classify(Image(), {}, Deadline::Never(), {}).status();
+  Status s = f.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.message(), "classifier endpoint http://127.0.0.1:5/classify: HTTP 500 after 3 attempts: model crashed");
   EXPECT_EQ(f.transport->requests().size(), 3u);
 
   Fixture recovers = Client({Fail(503, "busy"), Reply{.error = Status::Unavailable("connection reset")},
                              Ok(R"({"model": "m", "labels": [{"label": "Mass", "probability": 0.5}]})")});
-  Result<Classification> c = recovers.client.Classify(Image(), {}, Deadline::Never(), {});
+  Result<Classification> c = recovers.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(recovers.transport->requests().size(), 3u);
 
   Fixture refused = Client({Reply{.error = Status::Unavailable("connection refused")}}, "", 0);
-  Status r = refused.client.Ground(Image(), "x", Deadline::Never(), {}).status();
+  Status r = refused.client.Ground(GreyStoredImage(8, 6, 128), "x", Deadline::Never(), {}).status();
   EXPECT_EQ(r.code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.message(), "grounding endpoint http://127.0.0.1:5/ground: after 1 attempt: connection refused");
 
   Fixture limited = Client({Fail(429, "slow down")}, "", 0);
-  EXPECT_EQ(limited.client.Classify(Image(), {}, Deadline::Never(), {}).status().code(),
+  EXPECT_EQ(limited.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status().code(),
             StatusCode::kResourceExhausted);
 }
 
 TEST(ImagingClientTest, ClientErrorsAreNotRetried) {
-  const std::vector<std::pair<int, StatusCode>> cases = {
-      {400, StatusCode::kInvalidArgument}, {401, StatusCode::kPermissionDenied},
-      {403, StatusCode::kPermissionDenied}, {404, StatusCode::kNotFound}, {422, StatusCode::kInvalidArgument}};
+  const std::vector<std::pair<int, StatusCode>> cases = {{400, StatusCode::kInvalidArgument},
+                                                         {401, StatusCode::kPermissionDenied},
+                                                         {403, StatusCode::kPermissionDenied},
+                                                         {404, StatusCode::kNotFound},
+                                                         {422, StatusCode::kInvalidArgument}};
   for (const auto& [status, code] : cases) {
     Fixture f = Client({Reply{.status = status, .body = R"({"detail": "image too small"})"}});
-    Status s = f.client.Segment(Image(), {}, Deadline::Never(), {}).status();
+    Status s = f.client.Segment(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status();
     EXPECT_EQ(s.code(), code) << status;
-    EXPECT_EQ(s.message(), "segmentation endpoint http://127.0.0.1:5/segment: HTTP " + std::to_string(status) +
-                               ": image too small");
+    EXPECT_EQ(s.message(),
+              "segmentation endpoint http://127.0.0.1:5/segment: HTTP " + std::to_string(status) + ": image too small");
     EXPECT_EQ(f.transport->requests().size(), 1u);
   }
 }
@@ -360,7 +345,7 @@ TEST(ImagingClientTest, TheKeyAndUrlCredentialsNeverAppearInMessages) {
       std::vector<Reply>{Reply{.status = 401, .body = R"({"error": "bad token sk-secret-123"})"}});
   ImagingClient client({.classifier_url = "http://user:pw@127.0.0.1:5/classify?token=abc", .api_key = "sk-secret-123"},
                        transport);
-  Status s = client.Classify(Image(), {}, Deadline::Never(), {}).status();
+  Status s = client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status();
   EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(s.message(), "classifier endpoint http://***@127.0.0.1:5/classify?***: HTTP 401: bad token ***");
   EXPECT_EQ(Header(transport->requests().at(0), "Authorization"), "Bearer sk-secret-123");
@@ -372,19 +357,22 @@ TEST(ImagingClientTest, UnconfiguredEndpointsBadImagesAndCancellation) {
   EXPECT_FALSE(none.has_classifier());
   EXPECT_FALSE(none.has_segmentation());
   EXPECT_FALSE(none.has_grounding());
-  EXPECT_EQ(none.Classify(Image(), {}, Deadline::Never(), {}).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(none.Segment(Image(), {}, Deadline::Never(), {}).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(none.Ground(Image(), "x", Deadline::Never(), {}).status().message(),
+  EXPECT_EQ(none.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(none.Segment(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), {}).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_THAT(none.Ground(GreyStoredImage(8, 6, 128), "x", Deadline::Never(), {}).status().message(),
               HasSubstr("MEDREACT_CXR_GROUNDING_URL"));
 
   Fixture f = Client({});
   StoredImage empty;
   empty.id = "img9";
   EXPECT_EQ(f.client.Classify(empty, {}, Deadline::Never(), {}).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(f.client.Ground(Image(), "  ", Deadline::Never(), {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(f.client.Ground(GreyStoredImage(8, 6, 128), "  ", Deadline::Never(), {}).status().code(),
+            StatusCode::kInvalidArgument);
   CancellationToken cancel;
   cancel.Cancel();
-  Status cancelled = f.client.Classify(Image(), {}, Deadline::Never(), cancel).status();
+  Status cancelled = f.client.Classify(GreyStoredImage(8, 6, 128), {}, Deadline::Never(), cancel).status();
   EXPECT_EQ(cancelled.code(), StatusCode::kCancelled);
   EXPECT_EQ(cancelled.message(), "classifier endpoint http://127.0.0.1:5/classify: cancelled");
   EXPECT_TRUE(f.transport->requests().empty());

@@ -6,14 +6,15 @@
 
 namespace medreact {
 
-Result<std::shared_ptr<ToolRegistry>> ChatTools(std::vector<std::string> packs, const PackContext& context) {
+Result<std::shared_ptr<ToolRegistry>> ChatTools(std::vector<std::string> packs, const PackContext& context,
+                                                std::map<std::string, std::string>* tool_packs) {
   auto add_once = [&packs](const std::string& pack) {
     if (std::find(packs.begin(), packs.end(), pack) == packs.end()) packs.push_back(pack);
   };
   if (!context.fhir_path.empty()) add_once("fhir");  // naming a record means using it
   if (!context.corpus_dir.empty() || !context.extras_path.empty()) add_once("rag");  // likewise a corpus
   auto registry = std::make_shared<ToolRegistry>();
-  if (Status s = RegisterPacks(*registry, packs, context); !s.ok()) return s;
+  if (Status s = RegisterPacks(*registry, packs, context, tool_packs); !s.ok()) return s;
   return registry;
 }
 
@@ -73,6 +74,7 @@ Json ChatInputsToJson(const ChatInputs& in) {
               {"corpus", AbsolutePath(in.context.corpus_dir)},
               {"extras", AbsolutePath(in.context.extras_path)},
               {"system_prompt", o.system_prompt},
+              {"require_approval", in.require_approval},
               {"options", std::move(options)}};
 }
 
@@ -93,6 +95,13 @@ Result<ChatInputs> ChatInputsFromJson(const Json& j) {
   in.context.corpus_dir = StringOr(j, "corpus");
   in.context.extras_path = StringOr(j, "extras");
   in.options.system_prompt = StringOr(j, "system_prompt");
+  if (auto rules = j.find("require_approval"); rules != j.end()) {  // absent in runs stored before approval
+    if (!rules->is_array()) return BadInputs("require_approval", "an array of approval rules");
+    for (const Json& r : *rules) {
+      if (!r.is_string()) return BadInputs("require_approval", "an array of approval rules");
+      in.require_approval.push_back(r.get<std::string>());
+    }
+  }
   static const Json kNone = Json::object();
   auto found = j.find("options");
   const Json& o = found != j.end() && found->is_object() ? *found : kNone;
