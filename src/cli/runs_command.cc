@@ -4,6 +4,7 @@
 //   show RUN_ID        a run's record and its steps (--json: {"run", "steps"})
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
+//                      (a triage run: its result as `triage` does, runs_resume_triage.h)
 //   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
 //                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
 //   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
@@ -33,6 +34,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_triage.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
 
@@ -275,8 +277,13 @@ int RunResume(const ResumeFlags& flags) {
     return Fail("run '" + flags.run_id + "' ended with status '" + Printable(run->status) +
                 "'; there is nothing to resume (see 'medreact runs show " + flags.run_id + "')");
   }
+  if (run->app == "triage") {  // runs_resume_triage.h
+    const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
+                             .verbose = flags.verbose, .stream = flags.stream};
+    return ResumeTriageRun(*store, *run, flags.model, outputs);
+  }
   if (run->app != "chat") {
-    return Fail("resuming a '" + Printable(run->app) + "' run is not supported yet (only chat runs)");
+    return Fail("resuming a '" + Printable(run->app) + "' run is not supported yet (only chat and triage runs)");
   }
   Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
   if (!state.ok()) return Fail(state.status().message());

@@ -2,6 +2,16 @@
 // 1..3 with a risk adjustment and the agent's reasoning (seed 001). The result
 // JSON goes to stdout and, with --out, to a file; --trace writes the run.
 // Progress (-v) shows tool names and timings only.
+//
+// The run store (issue 14): a model's investigation is recorded by default
+// (--store PATH, MEDREACT_STORE or the default store; --no-store turns it
+// off) with a checkpoint after every step and tool call, so a killed triage
+// goes on with `medreact runs resume RUN_ID` to the same result. The rules
+// planner's runs (no model, or --planner rules) are not recorded: they are
+// deterministic, local and take milliseconds, so a cut one is simply run
+// again, and `runs resume` could add nothing to it; --no-agent runs nothing.
+// A model run that never answered is recorded as it ended (status error);
+// the rules fallback that then decides is not.
 #include <iostream>
 
 #include "apps/common/app_runner.h"
@@ -9,6 +19,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/store_flags.h"
 #include "cli/triage_flags.h"
 #include "medreact/trace.h"
 
@@ -25,6 +36,7 @@ struct TriageCommandFlags {
   std::string out_path;
   std::string trace_path;
   bool verbose = false;
+  StoreFlags store;
 };
 
 int Fail(const std::string& message) {
@@ -61,12 +73,29 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }
+  // Only a model's investigation is recorded (see the header).
+  Result<std::shared_ptr<RunStore>> run_store = std::shared_ptr<RunStore>();
+  if (config.model && config.agent) {
+    run_store =
+        OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact triage: " << w << "\n"; });
+    if (!run_store.ok()) return Fail(run_store.status().message());
+  } else if (flags.store.no_store && !flags.store.path.empty()) {
+    return Fail("give either --store or --no-store, not both");
+  }
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
   config.on_event = (*reporter)->sink();
+  const TriageCase triage_case{.findings = findings, .base_priority = flags.base_priority};
+  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
+      *run_store,
+      {.app = "triage",
+       .inputs = TriageInputsToJson(MakeTriageInputs(flags.fhir_path, flags.as_of, triage_case, config)),
+       .model = StoredModelJson(flags.triage.model)},
+      std::cerr, "medreact triage");
+  if (recorder) config.on_checkpoint = recorder->Hook();
 
-  TriageOutcome outcome = RunTriage(std::make_shared<const FhirStore>(std::move(store).value()),
-                                    {.findings = findings, .base_priority = flags.base_priority}, config);
+  TriageOutcome outcome = RunTriage(std::make_shared<const FhirStore>(std::move(store).value()), triage_case, config);
+  if (outcome.model_run) FinishRecordedRun(recorder.get(), *outcome.model_run, std::cerr, "medreact triage");
   if (outcome.fell_back) {
     std::cerr << "medreact triage: the model never answered (" << outcome.model_failure
               << "); the rules planner decided instead\n";
@@ -109,6 +138,7 @@ void AddTriageCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", flags->out_path, "also write the result JSON to this file");
   cmd->add_option("--trace", flags->trace_path, "write the investigation's trace (JSON) to this file");
   cmd->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");
+  AddStoreFlags(cmd, &flags->store);
   cmd->callback([flags, exit_code] { *exit_code = RunTriageCommand(*flags); });
 }
 

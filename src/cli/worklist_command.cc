@@ -2,17 +2,30 @@
 // one result (and trace) per case plus worklist.json sorted by final
 // priority, and print a table. Progress goes to stderr: one updating line on
 // a terminal, one line per case otherwise; it names cases, never record content.
+//
+// Durable worklists (issue 14, worklist.h): each case's model investigation
+// is recorded in the run store (--store, MEDREACT_STORE or the default;
+// --no-store: not recorded). With --resume, a run into the same --out skips
+// the cases worklist.state.json says finished with the same inputs (files,
+// planner, model, limits), triages changed ones again, and takes a case whose
+// run was cut (killed, interrupted) on from its stored checkpoint; with
+// --no-store it still skips finished cases, and cut ones start over. Without
+// --resume every case is triaged, as before. --events FILE writes every
+// case's events as JSON lines, each with its "case".
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 
 #include "apps/triage/worklist.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/store_flags.h"
 #include "cli/triage_flags.h"
+#include "core/file_io.h"
 
 namespace medreact::cli {
 namespace {
@@ -24,6 +37,35 @@ struct WorklistFlags {
   std::string out_dir = "worklist-results";
   bool json = false;
   bool quiet = false;
+  bool resume = false;
+  std::string events_path;
+  StoreFlags store;
+};
+
+// --events: every case's events as JSON lines, each with its case's name.
+class CaseEventLog {
+ public:
+  ~CaseEventLog() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  Status Open(const std::string& path) {
+    Result<std::FILE*> file = OpenPrivateFile(path, "--events");
+    if (!file.ok()) return file.status();
+    file_ = *file;
+    return Status::OK();
+  }
+  void Write(const std::string& name, const Event& e) {
+    Json line = ToJson(e);
+    line["case"] = name;
+    const std::string text = DumpJson(line) + "\n";
+    std::lock_guard<std::mutex> lock(mu_);
+    std::fwrite(text.data(), 1, text.size(), file_);
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::mutex mu_;
 };
 
 int RunWorklistCommand(const WorklistFlags& flags) {
@@ -51,8 +93,44 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       return kExitBadInput;
     }
   }
+  if (flags.resume && flags.out_dir.empty()) {
+    std::cerr << "medreact worklist: --resume needs --out (the folder of the earlier run)\n";
+    return kExitBadInput;
+  }
+  if (!flags.events_path.empty()) {
+    if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) {
+      std::cerr << "medreact worklist: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << w << "\n"; };
+  // Only a model's investigations are recorded (triage_app.h).
+  Result<std::shared_ptr<RunStore>> store = std::shared_ptr<RunStore>();
+  if (setup->make_model) {
+    store = OpenStoreForRun(flags.store, warn);
+  } else if (flags.store.no_store && !flags.store.path.empty()) {
+    store = Status::InvalidArgument("give either --store or --no-store, not both");
+  }
+  if (!store.ok()) {
+    std::cerr << "medreact worklist: " << store.status().message() << "\n";
+    return kExitBadInput;
+  }
+  auto events = std::make_shared<CaseEventLog>();
+  if (!flags.events_path.empty()) {  // last: nothing can be refused any more
+    if (Status s = events->Open(flags.events_path); !s.ok()) {
+      std::cerr << "medreact worklist: " << s.message() << "\n";
+      return kExitBadInput;
+    }
+  }
   WorklistOptions options;
   options.concurrency = flags.concurrency;
+  options.resume = flags.resume;
+  options.store = *store;
+  if (setup->make_model) options.model_identity = StoredModelJson(flags.triage.model);
+  options.on_warning = warn;
+  if (!flags.events_path.empty()) {
+    options.on_case_event = [events](const std::string& name, const Event& e) { events->Write(name, e); };
+  }
   options.make_model = setup->make_model;
   options.triage = setup->config;
   options.triage.cancel = InstallInterruptHandlers();
@@ -62,8 +140,9 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     options.on_case_done = [terminal](const WorklistCaseResult& c, size_t done, size_t total) {
       std::string what = c.ok ? "priority " + std::to_string(c.result.value("priority_level", 0)) : "FAILED";
       if (c.fell_back) what += " (rules fallback)";
-      const std::string line =
-          "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + c.name + ": " + what;
+      if (c.skipped) what += " (finished earlier)";
+      if (c.resumed) what += " (resumed)";
+      const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + c.name + ": " + what;
       if (terminal) {
         std::cerr << "\r\033[K" << line << (done == total ? "\n" : "") << std::flush;
       } else {
@@ -77,8 +156,9 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     std::cout << DumpJson(WorklistJson(report), 2) << "\n";
   } else {
     std::cout << "Worklist " << flags.dir << ": " << report.cases.size() << " cases, "
-              << report.cases.size() - report.failed << " triaged, " << report.failed << " failed; planner "
-              << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
+              << report.cases.size() - report.failed << " triaged, " << report.failed << " failed";
+    if (flags.resume) std::cout << " (" << report.skipped << " finished earlier, " << report.resumed << " resumed)";
+    std::cout << "; planner " << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
               << RenderWorklistTable(report);
     if (!flags.out_dir.empty() && report.write_error.empty()) {
       std::cout << "\nResults: " << flags.out_dir << "/worklist.json (and one <case>.json per case)\n";
@@ -116,6 +196,12 @@ void AddWorklistCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", flags->out_dir, "where results go (created; default ./worklist-results)");
   cmd->add_flag("--json", flags->json, "print worklist.json instead of the table");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress on stderr");
+  cmd->add_flag("--resume", flags->resume,
+                "go on with an earlier run into the same --out: skip the cases it finished with the same inputs, "
+                "resume the ones it was cut in (from the run store) and triage the rest");
+  cmd->add_option("--events", flags->events_path,
+                  "write every case's events as JSON lines (with \"case\") to this file");
+  AddStoreFlags(cmd, &flags->store);
   cmd->callback([flags, exit_code] { *exit_code = RunWorklistCommand(*flags); });
 }
 

@@ -1,9 +1,10 @@
 #include "apps/triage/worklist.h"
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <latch>
@@ -14,17 +15,23 @@
 #include "apps/triage/triage_policy.h"
 #include "core/file_io.h"
 #include "engine/thread_pool.h"
-#include "tools/fhir/fhir_pack.h"
 #include "medreact/trace.h"
+#include "store/run_recorder.h"
+#include "tools/fhir/fhir_pack.h"
+#include "tools/rag/corpus_files.h"
 
 namespace medreact {
 namespace {
 
 namespace fs = std::filesystem;
 
+constexpr char kStateFile[] = "worklist.state.json";
+
 struct LoadedCase {
   std::shared_ptr<const FhirStore> store;
   TriageCase triage;
+  std::string record_path;  // fhir.json or fhir.ndjson
+  std::string as_of;        // case.json's, or ""
 };
 
 // Whether `path` exists (a broken symlink or an unreadable folder counts as
@@ -35,7 +42,7 @@ bool Exists(const fs::path& path) {
 }
 
 // case.json: optional, strict (a misspelt key is an error, not a silent default).
-Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage) {
+Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage, std::string& as_of) {
   Result<std::string> text = ReadUserFile(path.string(), "case file", kMaxJsonConfigBytes);
   if (!text.ok()) return text.status();
   Result<Json> parsed = ParseJson(*text);
@@ -59,6 +66,7 @@ Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage)
     if (Status s = store.SetAsOf(it->get<std::string>()); !s.ok()) {
       return Status::InvalidArgument(path.string() + ": as_of: " + s.message());
     }
+    as_of = it->get<std::string>();
   }
   return Status::OK();
 }
@@ -72,6 +80,7 @@ Result<LoadedCase> LoadCase(const fs::path& folder) {
   if (!store.ok()) return store.status();
 
   LoadedCase loaded;
+  loaded.record_path = record.string();
   Result<std::string> findings = ReadUserFile((folder / "findings.txt").string(), "findings", kMaxTextInputBytes);
   if (!findings.ok() && findings.status().code() == StatusCode::kNotFound) {
     return Status::NotFound("no findings.txt in '" + folder.string() + "'");
@@ -85,25 +94,88 @@ Result<LoadedCase> LoadCase(const fs::path& folder) {
     loaded.triage.findings.pop_back();
   }
   if (Exists(folder / "case.json")) {
-    if (Status s = ApplyCaseFile(folder / "case.json", *store, loaded.triage); !s.ok()) return s;
+    if (Status s = ApplyCaseFile(folder / "case.json", *store, loaded.triage, loaded.as_of); !s.ok()) return s;
   }
   loaded.store = std::make_shared<const FhirStore>(std::move(store).value());
   return loaded;
 }
 
-WorklistCaseResult TriageOne(const std::string& dir, const std::string& name, const TriageConfig& config,
-                             const Status& model_status) {
+// What a case's run needs besides the config: its digest, a cut run of it to
+// go on with (--resume), the store and the warning printer.
+struct CaseRun {
+  const WorklistOptions* options = nullptr;
+  std::string dir;
+  std::string digest;
+  const RunRecord* cut = nullptr;
+  std::function<void(const std::string&)> warn;
+};
+
+// A case's recorded model run, ended by the worker once the case's files and
+// state entry are written: a kill in between leaves the run `running` while
+// the folder vouches for the case, so --resume skips it and runs nothing
+// twice (the other order would triage a finished case again).
+struct RecordedRun {
+  std::unique_ptr<RunRecorder> recorder;
+  std::optional<RunResult> result;
+  bool interrupted = false;
+};
+
+WorklistCaseResult TriageOne(const CaseRun& run, const std::string& name, TriageConfig config,
+                             const Status& model_status, RecordedRun& recorded) {
   const auto start = std::chrono::steady_clock::now();
+  const WorklistOptions& options = *run.options;
   WorklistCaseResult out;
   out.name = name;
   if (!model_status.ok()) {
     out.error = "model: " + model_status.message();
-  } else if (Result<LoadedCase> loaded = LoadCase(fs::path(dir) / name); !loaded.ok()) {
+  } else if (Result<LoadedCase> loaded = LoadCase(fs::path(run.dir) / name); !loaded.ok()) {
     out.error = loaded.status().message();
   } else {
     try {
-      TriageOutcome triaged = RunTriage(loaded->store, loaded->triage, config);
+      // The model's investigation is recorded (the rules planner's is not: triage_app.h).
+      std::unique_ptr<RunRecorder> recorder;
+      std::optional<RunState> state;
+      if (options.store && config.model && config.agent) {
+        if (run.cut) {
+          Result<std::optional<RunState>> latest = options.store->LatestState(run.cut->id);
+          if (latest.ok() && latest->has_value()) {
+            state = std::move(**latest);
+          } else {
+            run.warn("case '" + name + "': cannot resume run '" + run.cut->id + "' (" +
+                     (latest.ok() ? std::string("no checkpoint") : latest.status().message()) +
+                     "); it is triaged from the start");
+          }
+        }
+        TriageInputs inputs = MakeTriageInputs(loaded->record_path, loaded->as_of, loaded->triage, config);
+        inputs.worklist_dir = run.dir;
+        inputs.case_name = name;
+        inputs.out_dir = options.out_dir;
+        inputs.digest = run.digest;
+        RunRecord record =
+            state ? *run.cut
+                  : RunRecord{.app = "triage", .inputs = TriageInputsToJson(inputs), .model = options.model_identity};
+        auto warn = run.warn;
+        recorder = std::make_unique<RunRecorder>(
+            options.store, std::move(record), [warn, name](const std::string& w) { warn("case '" + name + "': " + w); },
+            state.has_value());
+        config.on_checkpoint = recorder->Hook();
+      }
+      if (options.on_case_event) {
+        config.on_event = [inner = config.on_event, &options, name](const Event& e) {
+          if (inner) inner(e);
+          options.on_case_event(name, e);
+        };
+      }
+      TriageOutcome triaged = state ? ResumeTriage(loaded->store, loaded->triage, config, *state)
+                                    : RunTriage(loaded->store, loaded->triage, config);
+      if (recorder && triaged.model_run) {
+        // Stopped by the cancel token (Ctrl-C): resumable, as the CLI's single runs are.
+        recorded.interrupted = config.cancel.cancelled() && triaged.model_run->status == RunStatus::kError;
+        recorded.recorder = std::move(recorder);
+        recorded.result = std::move(triaged.model_run);
+      }
       out.ok = true;
+      out.resumed = state.has_value();
       out.result = std::move(triaged.result);
       out.status = triaged.status;
       out.fell_back = triaged.fell_back;
@@ -116,34 +188,90 @@ WorklistCaseResult TriageOne(const std::string& dir, const std::string& name, co
   return out;
 }
 
-// Removes what an earlier run wrote that this run may not overwrite: every
-// listed case's <case>.json and <case>.trace.json (rewritten only if the case
-// succeeds now), and the files of cases named in the earlier worklist.json
-// that are gone from the list. Files medreact did not name are left alone.
-void RemoveStaleResults(const std::string& out_dir, const std::vector<std::string>& cases) {
+// worklist.state.json's entries (case → {digest, status, elapsed_ms});
+// empty when there is none. One that cannot be read vouches
+// for nothing: `warn` says so and every case is triaged again.
+std::map<std::string, Json> ReadState(const std::string& out_dir, const std::function<void(const std::string&)>& warn) {
+  std::map<std::string, Json> entries;
+  const fs::path path = fs::path(out_dir) / kStateFile;
+  if (!Exists(path)) return entries;
+  Result<std::string> text = ReadUserFile(path.string(), "worklist state", kMaxDataFileBytes);
+  Result<Json> parsed = text.ok() ? ParseJson(*text) : Result<Json>(text.status());
+  const Json* cases = nullptr;
+  if (parsed.ok() && parsed->is_object()) {
+    auto it = parsed->find("cases");
+    if (it != parsed->end() && it->is_object()) cases = &*it;
+  }
+  if (cases == nullptr) {
+    warn(path.string() + " cannot be read (" + (parsed.ok() ? "not a worklist state" : parsed.status().message()) +
+         "); every case is triaged again");
+    return entries;
+  }
+  for (auto it = cases->begin(); it != cases->end(); ++it) {
+    if (it->is_object() && !StringOr(*it, "digest").empty()) entries[it.key()] = *it;
+  }
+  return entries;
+}
+
+Status WriteState(const std::string& out_dir, const std::map<std::string, Json>& entries) {
+  Json cases = Json::object();
+  for (const auto& [name, entry] : entries) cases[name] = entry;
+  return WriteTextFile(DumpJson(Json{{"version", 1}, {"cases", std::move(cases)}}, 2) + "\n",
+                       (fs::path(out_dir) / kStateFile).string());
+}
+
+// An earlier run's <case>.json, when it is a JSON object.
+std::optional<OrderedJson> ReadEarlierResult(const std::string& out_dir, const std::string& name) {
+  Result<std::string> text =
+      ReadUserFile((fs::path(out_dir) / (name + ".json")).string(), "case result", kMaxDataFileBytes);
+  if (!text.ok()) return std::nullopt;
+  Result<OrderedJson> parsed = ParseOrderedJson(*text);
+  if (!parsed.ok() || !parsed->is_object()) return std::nullopt;
+  return std::move(parsed).value();
+}
+
+std::string WorklistPlanner(const WorklistOptions& options) {
+  return !options.triage.agent ? "none" : options.make_model ? "model" : "rules";
+}
+
+// A plain folder name (an edited worklist.json or state file must not point outside).
+bool PlainName(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
+}
+
+// Removes what an earlier run wrote that this run does not vouch for: the
+// <case>.json and <case>.trace.json of every listed case but `keep` (the
+// finished, unchanged cases --resume skips), the files of cases named in the
+// earlier worklist.json or state file that are gone from the list, and the
+// earlier worklist.json (rewritten at the end). Files medreact did not name
+// are left alone.
+void RemoveStaleResults(const std::string& out_dir, const std::vector<std::string>& cases,
+                        const std::set<std::string>& earlier, const std::set<std::string>& keep) {
   std::set<std::string> names(cases.begin(), cases.end());
-  if (Result<std::string> text = ReadUserFile((fs::path(out_dir) / "worklist.json").string(), "worklist.json",
-                                              kMaxDataFileBytes);
+  for (const std::string& name : earlier) {
+    if (PlainName(name)) names.insert(name);
+  }
+  if (Result<std::string> text =
+          ReadUserFile((fs::path(out_dir) / "worklist.json").string(), "worklist.json", kMaxDataFileBytes);
       text.ok()) {
-    if (Result<Json> earlier = ParseJson(*text); earlier.ok() && earlier->is_object()) {
+    if (Result<Json> parsed = ParseJson(*text); parsed.ok() && parsed->is_object()) {
       for (const char* list : {"cases", "failed"}) {
-        const Json& entries = earlier->value(list, Json::array());
-        if (!entries.is_array()) continue;
-        for (const Json& entry : entries) {
+        auto entries = parsed->find(list);
+        if (entries == parsed->end() || !entries->is_array()) continue;
+        for (const Json& entry : *entries) {
           const std::string name = StringOr(entry, "case");
-          // Only plain folder names: an edited worklist.json must not point outside.
-          if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..") {
-            names.insert(name);
-          }
+          if (PlainName(name)) names.insert(name);
         }
       }
     }
   }
+  std::error_code ec;
   for (const std::string& name : names) {
-    std::error_code ec;
+    if (keep.count(name)) continue;
     fs::remove(fs::path(out_dir) / (name + ".json"), ec);
     fs::remove(fs::path(out_dir) / (name + ".trace.json"), ec);
   }
+  fs::remove(fs::path(out_dir) / "worklist.json", ec);
 }
 
 int Priority(const WorklistCaseResult& c) { return c.result.value("priority_level", 9); }
@@ -215,7 +343,8 @@ Result<std::vector<std::string>> ListWorklistCases(const std::string& dir, const
   }
   if (ec) return Status::InvalidArgument("cannot list '" + dir + "': " + ec.message());
   if (names.empty()) {
-    return Status::NotFound("'" + dir + "' holds no case folders (each case is a folder with fhir.json and findings.txt)");
+    return Status::NotFound("'" + dir +
+                            "' holds no case folders (each case is a folder with fhir.json and findings.txt)");
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -233,17 +362,113 @@ bool WorklistOrder(const WorklistCaseResult& a, const WorklistCaseResult& b) {
   return a.name < b.name;
 }
 
+std::string CaseDigest(const std::string& case_dir, const WorklistOptions& options) {
+  const fs::path folder(case_dir);
+  fs::path record = folder / "fhir.json";
+  if (!Exists(record)) record = folder / "fhir.ndjson";
+  // Each file's name, size and FNV-1a of its bytes; then the settings that
+  // decide a triage. A digest of digests: no big record is copied.
+  std::string material = "medreact worklist case v1\n";
+  const struct {
+    fs::path path;
+    size_t cap;
+  } files[] = {{record, kMaxRecordBytes},
+               {folder / "findings.txt", kMaxTextInputBytes},
+               {folder / "case.json", kMaxJsonConfigBytes}};
+  for (const auto& f : files) {
+    if (f.path.filename() == "case.json" && !Exists(f.path)) {
+      material += "case.json absent\n";
+      continue;
+    }
+    Result<std::string> bytes = ReadUserFile(f.path.string(), "case file", f.cap);
+    if (!bytes.ok()) return "";
+    material += f.path.filename().string() + " " + std::to_string(bytes->size()) + " " +
+                std::to_string(Fnv1a64Value(*bytes)) + "\n";
+  }
+  const TriageConfig& t = options.triage;
+  material += DumpJson(Json{{"planner", WorklistPlanner(options)},
+                            {"model", options.make_model ? options.model_identity : Json()},
+                            {"max_steps", t.max_steps},
+                            {"timeout_ms", t.timeout.count()},
+                            {"tool_timeout_ms", t.tool_timeout.count()},
+                            {"temperature", t.temperature ? Json(*t.temperature) : Json()},
+                            {"max_tokens", t.max_tokens ? Json(*t.max_tokens) : Json()},
+                            {"fallback_to_rules", t.fallback_to_rules}});
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(Fnv1a64Value(material)));
+  return hex;
+}
+
 WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string>& cases,
                            const WorklistOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   WorklistReport report;
-  report.planner = !options.triage.agent ? "none" : options.make_model ? "model" : "rules";
+  report.planner = WorklistPlanner(options);
   report.cases.resize(cases.size());
-  if (!options.out_dir.empty()) {
+  std::mutex warn_mu;
+  const std::function<void(const std::string&)> warn = [&](const std::string& w) {
+    std::lock_guard<std::mutex> lock(warn_mu);
+    if (options.on_warning) options.on_warning(w);
+  };
+
+  // What decided each case, and (--resume) the cases finished earlier with the same inputs.
+  std::vector<std::string> digests(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) digests[i] = CaseDigest((fs::path(dir) / cases[i]).string(), options);
+  std::vector<bool> skip(cases.size(), false);
+  std::map<std::string, Json> state;  // the finished cases the output folder vouches for
+  const bool writing = !options.out_dir.empty();
+  if (writing) {
     std::error_code ec;
     fs::create_directories(options.out_dir, ec);
     if (ec) report.write_error = "cannot create '" + options.out_dir + "': " + ec.message();
-    if (!ec) RemoveStaleResults(options.out_dir, cases);
+    if (!ec) {
+      // Without --resume the state only names files to remove: a damaged one is no news.
+      const std::map<std::string, Json> earlier =
+          ReadState(options.out_dir, options.resume ? warn : [](const std::string&) {});
+      std::set<std::string> earlier_names;
+      for (const auto& [name, entry] : earlier) earlier_names.insert(name);
+      for (size_t i = 0; options.resume && i < cases.size(); ++i) {
+        auto it = earlier.find(cases[i]);
+        if (it == earlier.end() || digests[i].empty() || StringOr(it->second, "digest") != digests[i]) continue;
+        std::optional<OrderedJson> result = ReadEarlierResult(options.out_dir, cases[i]);
+        if (!result) continue;
+        WorklistCaseResult& c = report.cases[i];
+        c.name = cases[i];
+        c.ok = true;
+        c.skipped = true;
+        c.result = std::move(*result);
+        c.elapsed_ms = NumberOr(it->second, "elapsed_ms", 0);
+        skip[i] = true;
+        state[cases[i]] = it->second;
+      }
+      RemoveStaleResults(options.out_dir, cases, earlier_names, [&] {
+        std::set<std::string> keep;
+        for (const auto& [name, entry] : state) keep.insert(name);
+        return keep;
+      }());
+      if (Status s = WriteState(options.out_dir, state); !s.ok()) report.write_error = s.message();
+    }
+  }
+  // --resume with a store: the cut runs (killed or interrupted) of these cases with the same inputs, newest first.
+  std::map<std::string, RunRecord> cut;
+  if (options.resume && options.store && report.planner == "model") {
+    Result<std::vector<RunRecord>> runs = options.store->List({.app = "triage"});
+    if (!runs.ok()) warn("cannot read the run store (" + runs.status().message() + "); cut cases start over");
+    for (const RunRecord& r : runs.ok() ? *runs : std::vector<RunRecord>()) {
+      if (r.status != "running" && r.status != "interrupted") continue;
+      Result<TriageInputs> inputs = TriageInputsFromJson(r.inputs);
+      if (!inputs.ok() || inputs->worklist_dir.empty()) continue;
+      for (size_t i = 0; i < cases.size(); ++i) {
+        if (skip[i] || inputs->case_name != cases[i] || inputs->digest != digests[i] || cut.count(cases[i])) continue;
+        TriageInputs expected;
+        expected.worklist_dir = dir;
+        expected.case_name = cases[i];
+        expected.out_dir = options.out_dir;
+        expected.digest = digests[i];
+        auto stored = r.inputs.find("worklist");  // there: inputs->worklist_dir is set
+        if (stored != r.inputs.end() && TriageInputsToJson(expected)["worklist"] == *stored) cut[cases[i]] = r;
+      }
+    }
   }
 
   std::atomic<size_t> next{0};
@@ -264,13 +489,22 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
       WorklistCaseResult result;
       result.name = cases[i];
       Status s = Status::OK();
+      RecordedRun recorded;
       try {  // a bug must cost one case, never the list (an escaped exception ends the process)
-        if (config.cancel.cancelled()) {
+        if (skip[i]) {
+          result = report.cases[i];  // finished earlier with the same inputs; its files stay
+        } else if (config.cancel.cancelled()) {
           result.error = "not run: the worklist was cancelled";
         } else {
-          result = TriageOne(dir, cases[i], config, model_status);
+          auto found = cut.find(cases[i]);
+          const CaseRun run{.options = &options,
+                            .dir = dir,
+                            .digest = digests[i],
+                            .cut = found == cut.end() ? nullptr : &found->second,
+                            .warn = warn};
+          result = TriageOne(run, cases[i], config, model_status, recorded);
         }
-        if (!options.out_dir.empty() && result.ok) {
+        if (writing && result.ok && !result.skipped) {
           const fs::path base = fs::path(options.out_dir) / cases[i];
           s = WriteTextFile(DumpJson(result.result, 2) + "\n", base.string() + ".json");
           if (s.ok() && result.trace) s = WriteTraceFile(*result.trace, base.string() + ".trace.json");
@@ -281,6 +515,16 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
       }
       std::lock_guard<std::mutex> lock(mu);
       if (!s.ok() && report.write_error.empty()) report.write_error = s.message();
+      // Vouched for once its files are written: finished, not on a limit, an error or the fallback.
+      if (writing && s.ok() && result.ok && !result.skipped && result.status == RunStatus::kFinished &&
+          !result.fell_back && !digests[i].empty()) {
+        state[cases[i]] =
+            Json{{"digest", digests[i]}, {"status", RunStatusName(result.status)}, {"elapsed_ms", result.elapsed_ms}};
+        if (Status w = WriteState(options.out_dir, state); !w.ok() && report.write_error.empty()) {
+          report.write_error = w.message();
+        }
+      }
+      if (recorded.recorder) recorded.recorder->Finish(*recorded.result, recorded.interrupted);
       ++done;
       if (options.on_case_done) {
         try {
@@ -309,9 +553,11 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
   for (const WorklistCaseResult& c : report.cases) {
     if (!c.ok) ++report.failed;
     if (c.ok && c.status != RunStatus::kFinished) ++report.not_finished;
+    report.skipped += c.skipped;
+    report.resumed += c.resumed;
   }
   report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!options.out_dir.empty()) {
+  if (writing) {
     if (Status s = WriteTextFile(DumpJson(WorklistJson(report), 2) + "\n",
                                  (fs::path(options.out_dir) / "worklist.json").string());
         !s.ok() && report.write_error.empty()) {
@@ -334,6 +580,7 @@ OrderedJson WorklistJson(const WorklistReport& report) {
     triaged.push_back(OrderedJson{{"case", c.name},
                                   {"status", RunStatusName(c.status)},
                                   {"fell_back", c.fell_back},
+                                  {"skipped", c.skipped},
                                   {"elapsed_ms", c.elapsed_ms},
                                   {"result", c.result}});
   }
@@ -346,6 +593,8 @@ OrderedJson WorklistJson(const WorklistReport& report) {
                        {"triaged", report.cases.size() - report.failed},
                        {"failed", report.failed},
                        {"not_finished", report.not_finished},
+                       {"skipped", report.skipped},
+                       {"resumed", report.resumed},
                        {"by_priority", priorities}}},
                      {"cases", triaged},
                      {"failed", failed}};
@@ -364,10 +613,10 @@ std::string RenderWorklistTable(const WorklistReport& report) {
     std::string adjustment = Adjustment(c);
     if (c.fell_back) adjustment += "*";
     if (c.status != RunStatus::kFinished) adjustment += " (" + std::string(RunStatusName(c.status)) + ")";
-    rows.push_back({std::to_string(++rank), c.name, Shorten(c.result.value("patient_id", std::string()), 12),
-                    std::to_string(base) + " " + PriorityName(base) + " → " + std::to_string(final) + " " +
-                        PriorityName(final),
-                    adjustment, JoinFindings(c).empty() ? "-" : JoinFindings(c)});
+    rows.push_back(
+        {std::to_string(++rank), c.name, Shorten(c.result.value("patient_id", std::string()), 12),
+         std::to_string(base) + " " + PriorityName(base) + " → " + std::to_string(final) + " " + PriorityName(final),
+         adjustment, JoinFindings(c).empty() ? "-" : JoinFindings(c)});
   }
   std::vector<size_t> widths(5, 0);
   for (const Row& r : rows) {
