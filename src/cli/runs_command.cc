@@ -21,6 +21,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_apps.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
 
@@ -162,6 +163,14 @@ int RunResume(const ResumeFlags& flags) {
   if (run->status != "running" && run->status != "interrupted") {
     return Fail("run '" + flags.run_id + "' ended with status '" + Printable(run->status) +
                 "'; there is nothing to resume (see 'medreact runs show " + flags.run_id + "')");
+  }
+  if (ResumedApart(run->app)) {  // extract, cxr, research: runs_resume_apps.cc
+    return ResumeAppRun(*store, *run,
+                        {.model = flags.model,
+                         .verbose = flags.verbose,
+                         .stream = flags.stream,
+                         .trace_path = flags.trace_path,
+                         .events_path = flags.events_path});
   }
   if (run->app != "chat") {
     return Fail("resuming a '" + Printable(run->app) + "' run is not supported yet (only chat runs)");
