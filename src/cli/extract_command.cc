@@ -34,6 +34,7 @@ struct ExtractFlags {
   std::string extras_path;
   std::string out_path;
   std::string trace_path;
+  std::string events_path;
   int max_iterations = 20;
   int tool_budget = 40;
   int validation_retries = 2;
@@ -63,7 +64,10 @@ int RunExtractCommand(const ExtractFlags& flags) {
   if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
     return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
   }
-  const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
+  const RunOutputs outputs{.trace_path = flags.trace_path,
+                           .events_path = flags.events_path,
+                           .result_path = flags.out_path,
+                           .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
 
   ExtractionConfig config;
@@ -148,6 +152,7 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--extras", flags->extras_path, "a hints file (JSON) for query_extras");
   cmd->add_option("--out", flags->out_path, "also write the result JSON to this file");
   cmd->add_option("--trace", flags->trace_path, "write the extraction's trace (every attempt's steps) as JSON");
+  cmd->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
   cmd->add_option("--max-iterations", flags->max_iterations, "model turns over the whole extraction")
       ->check(CLI::Range(1, 200));
   cmd->add_option("--tool-budget", flags->tool_budget, "tool calls over the whole extraction")->check(CLI::Range(1, 1000));

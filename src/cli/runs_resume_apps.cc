@@ -115,9 +115,9 @@ int ResumeAppRun(const std::shared_ptr<RunStore>& store, const RunRecord& run, c
                             "--status " + Printable(run.status) + "' removes it";
   if (run.app == "cxr") {
     return Fail("run '" + run.id +
-                "' is a cxr run, which cannot be resumed: its tools' results name generated images (masks, "
-                "annotations) in a folder that may be gone and a conversation may hold several questions, so its "
-                "graph cannot be restored soundly; run 'medreact cxr' again" +
+                "' is a cxr run, which cannot be resumed: its graph has no resume entry, and the images its "
+                "tools made (masks, annotated pictures) live only in that run's image store, so later steps that "
+                "name them cannot be restored soundly; run 'medreact cxr' again" +
                 prune);
   }
   if (run.app == "research") {
