@@ -21,6 +21,11 @@
 // --image-dir, else to a new private folder under the temp directory.
 // Exit 0: answered; 1: a run ended on a limit or error, or no image could be
 // read (an answer is still printed); 2: bad usage.
+//
+// Each question's run is recorded in the run store (--store, --no-store): its
+// inputs (image paths, question, endpoint URLs without credentials, options),
+// its steps as they complete, its status and result, for `medreact runs
+// list/show`. A cxr run is not resumed (runs_resume_apps.cc says why).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -38,6 +43,8 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_apps.h"
+#include "cli/store_flags.h"
 #include "medreact/model_factory.h"
 #include "tools/imaging/imaging_client.h"
 #include "tools/imaging/vision_client.h"
@@ -73,6 +80,7 @@ struct CxrFlags {
   std::string out_path;
   std::string trace_path;
   std::string events_path;
+  StoreFlags store;
 };
 
 int Fail(const std::string& message) {
@@ -100,6 +108,48 @@ Result<std::string> PrepareImageDir(const std::string& requested) {
     return Status::InvalidArgument("--image-dir " + requested + " is not a folder that can be created or written");
   }
   return requested;
+}
+
+// What the run store keeps of a cxr run: what it was asked and with what,
+// never a key (URLs without credentials or query).
+Json CxrInputs(const CxrFlags& flags, const imaging::ImagingEndpoints& endpoints, const std::string& image_dir,
+               const std::string& question) {
+  Json images = Json::array();
+  for (const std::string& path : flags.images) images.push_back(AbsoluteInputPath(path));
+  return Json{{"message", question},
+              {"images", std::move(images)},
+              {"planner", flags.planner},
+              {"vision", {{"url", UrlForStore(flags.vision_url)}, {"model", flags.vision_model}}},
+              {"endpoints",
+               {{"classifier", UrlForStore(endpoints.classifier_url)},
+                {"segmentation", UrlForStore(endpoints.segmentation_url)},
+                {"grounding", UrlForStore(endpoints.grounding_url)}}},
+              {"system_prompt", AbsoluteInputPath(flags.system_file)},
+              {"image_dir", AbsoluteInputPath(image_dir)},
+              {"out", AbsoluteInputPath(flags.out_path)},
+              {"options",
+               {{"max_steps", flags.max_steps},
+                {"timeout_s", flags.timeout_s},
+                {"tool_timeout_s", flags.tool_timeout_s},
+                {"parallel", flags.parallel},
+                {"threshold", flags.threshold},
+                {"image_max_side", flags.image_max_side},
+                {"keep_phi", flags.keep_phi}}}};
+}
+
+// The end of a recorded cxr run: its status, answer, steps and the --out JSON.
+void FinishRecordedCxr(RunRecorder* recorder, const CxrOutcome& outcome) {
+  if (!recorder) return;
+  RunResult end;
+  end.status = outcome.status;
+  end.answer = outcome.answer;
+  end.error = outcome.error;
+  end.final_fields = outcome.result;
+  end.trace = outcome.trace;
+  end.usage = outcome.trace.usage;
+  end.steps = static_cast<int>(outcome.trace.steps.size());
+  for (const StepRecord& step : outcome.trace.steps) end.tool_calls += static_cast<int>(step.tool_results.size());
+  recorder->Finish(end, /*interrupted=*/false);  // not resumable: a stopped run ends as it stood
 }
 
 int RunCxrCommand(const CxrFlags& flags) {
@@ -190,6 +240,9 @@ int RunCxrCommand(const CxrFlags& flags) {
     std::cerr << "cxr: generated images go to " << *image_dir << "\n";
   }
 
+  Result<std::shared_ptr<RunStore>> run_store =
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact cxr: " << w << "\n"; });
+  if (!run_store.ok()) return Fail(run_store.status().message());
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
   config.on_event = (*reporter)->sink();
@@ -220,7 +273,19 @@ int RunCxrCommand(const CxrFlags& flags) {
     FallbackOutcome how = RunWithFallback(model, planner, true, config.cancel,
                                           [&](std::shared_ptr<ChatModel> m) -> std::optional<std::string> {
                                             config.model = std::move(m);
+                                            const bool rules = config.model->protocol() == "rules";
+                                            std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
+                                                *run_store,
+                                                {.app = "cxr",
+                                                 .inputs = CxrInputs(flags, *endpoints, *image_dir, question),
+                                                 .model =
+                                                     rules ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
+                                                           : StoredModelJson(flags.model)},
+                                                std::cerr, "medreact cxr");
+                                            config.on_checkpoint = recorder ? recorder->Hook() : nullptr;
                                             last = RunCxr(turn, config);
+                                            config.on_checkpoint = nullptr;
+                                            FinishRecordedCxr(recorder.get(), last);
                                             if (last.model_answered || config.model->protocol() == "rules") {
                                               return std::nullopt;
                                             }
@@ -303,6 +368,7 @@ void AddCxrCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--out", flags->out_path, "write the result (JSON) to this file");
   cmd->add_option("--trace", flags->trace_path, "write the run trace (JSON) to this file");
   cmd->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
+  AddStoreFlags(cmd, &flags->store);
   cmd->callback([flags, exit_code] { *exit_code = RunCxrCommand(*flags); });
 }
 

@@ -3,6 +3,8 @@
 // result goes to stdout and, with --out, to a file; --trace writes every
 // attempt's steps. Exit 0 when the answer validates, 1 when it does not (the
 // best partial answer and its problems are still written), 2 on bad input.
+// The agent run is recorded in the run store (--store, --no-store): a killed
+// or interrupted extraction goes on with `medreact runs resume RUN_ID`.
 #include <iostream>
 
 #include "apps/common/app_runner.h"
@@ -13,6 +15,8 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_apps.h"
+#include "cli/store_flags.h"
 #include "medreact/json_schema.h"
 #include "medreact/trace.h"
 
@@ -30,12 +34,14 @@ struct ExtractFlags {
   std::string extras_path;
   std::string out_path;
   std::string trace_path;
+  std::string events_path;
   int max_iterations = 20;
   int tool_budget = 40;
   int validation_retries = 2;
   double timeout_s = 600;
   bool verbose = false;
   bool require_model = false;
+  StoreFlags store;
 };
 
 int Fail(const std::string& message) {
@@ -58,7 +64,10 @@ int RunExtractCommand(const ExtractFlags& flags) {
   if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
     return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
   }
-  const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
+  const RunOutputs outputs{.trace_path = flags.trace_path,
+                           .events_path = flags.events_path,
+                           .result_path = flags.out_path,
+                           .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
 
   ExtractionConfig config;
@@ -85,33 +94,41 @@ int RunExtractCommand(const ExtractFlags& flags) {
     if (!model.ok()) return Fail(model.status().message());
     config.model = *model;
   }
+  Result<std::shared_ptr<RunStore>> store =
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact extract: " << w << "\n"; });
+  if (!store.ok()) return Fail(store.status().message());
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
   config.on_event = (*reporter)->sink();
+  // The run store: the agent run's checkpoints, for `medreact runs resume`.
+  ExtractionInputs inputs{.note_path = flags.note_path == "-" ? "" : AbsoluteInputPath(flags.note_path),
+                          .note_digest = TextDigest(*note),
+                          .schema_path = flags.schema_path == "-" ? "" : AbsoluteInputPath(flags.schema_path),
+                          .schema_digest = TextDigest(*schema_text),
+                          .label = flags.label,
+                          .corpus_dir = AbsoluteInputPath(flags.corpus_dir),
+                          .rag_db = AbsoluteInputPath(flags.rag_db),
+                          .extras_path = AbsoluteInputPath(flags.extras_path),
+                          .out_path = AbsoluteInputPath(flags.out_path),
+                          .planner = config.model ? "model" : "rules",
+                          .require_model = flags.require_model,
+                          .max_iterations = config.max_iterations,
+                          .tool_call_budget = config.tool_call_budget,
+                          .max_validation_retries = config.max_validation_retries,
+                          .timeout = config.timeout};
+  std::unique_ptr<RunRecorder> recorder =
+      MakeRunRecorder(*store,
+                      {.app = "extract",
+                       .inputs = ExtractionInputsToJson(inputs),
+                       .model = config.model ? StoredModelJson(flags.model)
+                                             : Json{{"name", "extraction-rules-planner"}, {"protocol", "rules"}}},
+                      std::cerr, "medreact extract");
+  if (recorder) config.on_checkpoint = recorder->Hook();
 
   ExtractionOutcome outcome =
       RunExtraction({.note = *note, .schema = *schema, .label = flags.label}, config);
-  if (outcome.fell_back) {
-    std::cerr << "medreact extract: the model never answered (" << outcome.model_failure
-              << "); the offline planner extracted instead\n";
-  }
-  int exit_code = outcome.valid ? kExitOk : kExitRunFailed;
-  if (outcome.fell_back && flags.require_model) exit_code = kExitRunFailed;
-  if (Status s = (*reporter)->WriteTrace(outcome.trace); !s.ok()) {
-    std::cerr << "medreact extract: " << s.message() << "\n";
-    exit_code = kExitRunFailed;
-  }
-  const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (Status s = (*reporter)->WriteResult(text); !s.ok()) {
-    std::cerr << "medreact extract: " << s.message() << "\n";
-    exit_code = kExitRunFailed;
-  }
-  std::cout << text;
-  if (!outcome.valid) {
-    std::cerr << "medreact extract: the answer does not validate against the schema; the best partial result "
-                 "and its problems are in 'validation_errors'\n";
-  }
-  return ExitCodeAfterInterrupt(exit_code);
+  FinishRecordedExtraction(recorder.get(), outcome, std::cerr, "medreact extract");
+  return ExitCodeAfterInterrupt(ReportExtraction(outcome, **reporter, flags.require_model, "medreact extract"));
 }
 
 }  // namespace
@@ -135,6 +152,7 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--extras", flags->extras_path, "a hints file (JSON) for query_extras");
   cmd->add_option("--out", flags->out_path, "also write the result JSON to this file");
   cmd->add_option("--trace", flags->trace_path, "write the extraction's trace (every attempt's steps) as JSON");
+  cmd->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
   cmd->add_option("--max-iterations", flags->max_iterations, "model turns over the whole extraction")
       ->check(CLI::Range(1, 200));
   cmd->add_option("--tool-budget", flags->tool_budget, "tool calls over the whole extraction")->check(CLI::Range(1, 1000));
@@ -146,6 +164,7 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--require-model", flags->require_model,
                 "exit 1 when the model never answered and the offline planner extracted instead "
                 "(the result is still written, marked 'rules (fallback)')");
+  AddStoreFlags(cmd, &flags->store);
   cmd->callback([flags, exit_code] { *exit_code = RunExtractCommand(*flags); });
 }
 

@@ -16,6 +16,13 @@
 // a failed agent), or with --require-model the rules planner stood in for a
 // model that never answered, or an output could not be written (whatever
 // could be written was); 2 bad usage or bad input, nothing written.
+//
+// The research run is recorded in the run store (--store, --no-store): a row
+// with its question and options, one step per agent run as it ends (the
+// agent, its round, its tool calls and answer), its status and result, for
+// `medreact runs list/show`. It is not resumed (research_app.h says why).
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -25,8 +32,11 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_apps.h"
+#include "cli/store_flags.h"
 #include "core/file_io.h"
 #include "core/text_util.h"
+#include "core/time_util.h"
 #include "medreact/trace.h"
 #include "tools/literature/literature_recording.h"
 #include "tools/packs.h"
@@ -53,12 +63,91 @@ struct ResearchFlags {
   std::string trace_path;
   bool quiet = false;
   bool require_model = false;
+  StoreFlags store;
 };
 
 int Fail(const std::string& message) {
   std::cerr << "medreact research: " << message << "\n";
   return kExitBadInput;
 }
+
+// The research run in the run store: one row, one step per agent run. The
+// state it checkpoints is not one Agent::Resume could take (research runs
+// are not resumed): the question, and the agent runs as steps.
+class ResearchRecording {
+ public:
+  ResearchRecording(std::unique_ptr<RunRecorder> recorder, const std::string& question)
+      : recorder_(std::move(recorder)), started_(std::chrono::steady_clock::now()) {
+    if (!recorder_) return;
+    state_.messages.push_back(Message::User(question));
+    state_.trace.run_id = NewRunId();
+    state_.trace.started_at = UtcTimestamp();
+    state_.trace.input = Json{{"message", question}};
+    recorder_->Hook()(state_);  // the row exists before the first agent runs
+  }
+
+  // An agent run that ended: its answer, its tool calls and their results
+  // (every step's, in order), and a note saying which agent of which round.
+  void AgentRun(int round, const std::string& agent, const RunResult& run) {
+    if (!recorder_) return;
+    StepRecord step;
+    step.index = static_cast<int>(state_.trace.steps.size()) + 1;
+    step.assistant = Message::Assistant(run.answer);
+    for (const StepRecord& s : run.trace.steps) {
+      const size_t n = std::min(s.assistant.tool_calls.size(), s.tool_results.size());
+      for (size_t i = 0; i < n; ++i) {
+        step.assistant.tool_calls.push_back(s.assistant.tool_calls[i]);
+        step.tool_results.push_back(s.tool_results[i]);
+      }
+    }
+    step.notes.push_back("round " + std::to_string(round) + ": the " + agent + " agent (run " + run.trace.run_id +
+                         ") ended '" + RunStatusName(run.status) + "' after " + std::to_string(run.steps) +
+                         " step(s) and " + std::to_string(run.tool_calls) + " tool call(s)" +
+                         (run.error.empty() ? "" : ": " + Preview(run.error, 200)));
+    step.usage = run.usage;
+    step.elapsed_ms = run.trace.elapsed_ms;
+    tool_calls_ += static_cast<int>(step.tool_results.size());
+    state_.trace.steps.push_back(std::move(step));
+    state_.step = static_cast<int>(state_.trace.steps.size());
+    state_.usage += run.usage;
+    state_.trace.usage = state_.usage;
+    state_.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
+    recorder_->Hook()(state_);
+  }
+
+  // The research's end: finished when the report agent wrote the report,
+  // else the break condition as the engine's status; the report as answer
+  // and the --out JSON as final fields.
+  void Finish(const ResearchOutcome& out) {
+    if (!recorder_) return;
+    RunResult end;
+    const std::string& stop = out.stop_reason;
+    end.status = !out.status.ok()                                       ? RunStatus::kError
+                 : stop == "judge_approved" || stop == "report_written" ? RunStatus::kFinished
+                 : stop == "max_rounds"                                 ? RunStatus::kMaxSteps
+                 : stop == "timeout"                                    ? RunStatus::kTimeout
+                 : stop == "token_budget"                               ? RunStatus::kBudget
+                                                                        : RunStatus::kError;
+    end.answer = out.report.markdown;
+    if (!out.status.ok()) {
+      end.error = out.status.message();
+    } else if (!out.report_from_agent) {
+      end.error = "fallback synthesis (" + stop + "): " + out.fallback_reason;
+    }
+    if (out.status.ok()) end.final_fields = Json::parse(DumpJson(out.result));
+    end.trace = state_.trace;
+    end.steps = static_cast<int>(state_.trace.steps.size());
+    end.tool_calls = tool_calls_;
+    end.usage = out.usage;
+    recorder_->Finish(end, /*interrupted=*/false);  // not resumable: a stopped run ends as it stood
+  }
+
+ private:
+  std::unique_ptr<RunRecorder> recorder_;
+  std::chrono::steady_clock::time_point started_;
+  RunState state_;
+  int tool_calls_ = 0;
+};
 
 int RunResearchCommand(const ResearchFlags& flags) {
   if (IsBlank(flags.question)) return Fail("the question is empty: give QUESTION");
@@ -98,6 +187,9 @@ int RunResearchCommand(const ResearchFlags& flags) {
     if (!imported.ok()) return Fail("--replay: " + imported.status().message());
     if (!flags.quiet) std::cerr << "research: imported " << *imported << " recorded response(s) into the literature cache\n";
   }
+  Result<std::shared_ptr<RunStore>> store =
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact research: " << w << "\n"; });
+  if (!store.ok()) return Fail(store.status().message());
   std::FILE* events = nullptr;
   if (!flags.events_path.empty()) {
     Result<std::FILE*> opened = OpenPrivateFile(flags.events_path, "event log");
@@ -115,7 +207,31 @@ int RunResearchCommand(const ResearchFlags& flags) {
     std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message << "\n";
   };
 
+  ResearchRecording recording(
+      MakeRunRecorder(*store,
+                      {.app = "research",
+                       .inputs = Json{{"message", flags.question},
+                                      {"planner", *provider == "rules" ? "rules" : "model"},
+                                      {"sources", sources},
+                                      {"results", flags.results},
+                                      {"online", flags.online},
+                                      {"cache", AbsoluteInputPath(flags.cache_path)},
+                                      {"memory", AbsoluteInputPath(flags.memory_path)},
+                                      {"out", AbsoluteInputPath(flags.out_path)},
+                                      {"report", AbsoluteInputPath(flags.report_path)},
+                                      {"options",
+                                       {{"max_rounds", flags.max_rounds},
+                                        {"timeout_s", flags.timeout_s},
+                                        {"token_budget", flags.token_budget}}}},
+                       .model = config.model ? StoredModelJson(flags.model)
+                                             : Json{{"name", "research-rules-planner"}, {"protocol", "rules"}}},
+                      std::cerr, "medreact research"),
+      flags.question);
+  config.on_agent_run = [&recording](int round, const std::string& agent, const RunResult& run) {
+    recording.AgentRun(round, agent, run);
+  };
   ResearchOutcome out = RunResearch(flags.question, config);
+  recording.Finish(out);
   if (events) std::fclose(events);
   if (!out.status.ok()) return Fail(out.status.message());
   int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
@@ -180,6 +296,7 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress lines on stderr");
   cmd->add_flag("--require-model", flags->require_model,
                 "exit 1 when the model never answered and the rules planner researched instead");
+  AddStoreFlags(cmd, &flags->store);
   cmd->callback([flags, exit_code] { *exit_code = RunResearchCommand(*flags); });
 }
 

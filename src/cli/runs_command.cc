@@ -34,6 +34,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/runs_resume_apps.h"
 #include "cli/runs_resume_triage.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
@@ -277,13 +278,21 @@ int RunResume(const ResumeFlags& flags) {
     return Fail("run '" + flags.run_id + "' ended with status '" + Printable(run->status) +
                 "'; there is nothing to resume (see 'medreact runs show " + flags.run_id + "')");
   }
+  if (ResumedApart(run->app)) {  // extract, cxr, research: runs_resume_apps.cc
+    return ResumeAppRun(*store, *run,
+                        {.model = flags.model,
+                         .verbose = flags.verbose,
+                         .stream = flags.stream,
+                         .trace_path = flags.trace_path,
+                         .events_path = flags.events_path});
+  }
   if (run->app == "triage") {  // runs_resume_triage.h
     const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                              .verbose = flags.verbose, .stream = flags.stream};
     return ResumeTriageRun(*store, *run, flags.model, outputs);
   }
   if (run->app != "chat") {
-    return Fail("resuming a '" + Printable(run->app) + "' run is not supported yet (only chat and triage runs)");
+    return Fail("resuming a '" + Printable(run->app) + "' run is not supported (chat, triage and extract runs are)");
   }
   Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
   if (!state.ok()) return Fail(state.status().message());

@@ -70,6 +70,9 @@ class CxrRun {
     if (config_.on_event) config_.on_event(e);
   }
   Json ResultJson(const std::vector<Message>& conversation, const CxrOutcome& out) const;
+  // config.on_checkpoint with the graph's state plus a node's `update`
+  // (its messages, not merged yet).
+  void Checkpoint(const Json& state, const Json& update) const;
 
   const CxrTurn& turn_;
   const CxrConfig& config_;
@@ -83,7 +86,27 @@ class CxrRun {
   int model_turns_ = 0;
   bool model_answered_ = false;
   std::string model_error_;
+  SteadyClock::time_point started_ = SteadyClock::now();
 };
+
+void CxrRun::Checkpoint(const Json& state, const Json& update) const {
+  if (!config_.on_checkpoint) return;
+  RunState s;
+  s.messages.push_back(Message::System(system_prompt_));
+  for (Message& m : Conversation(state)) s.messages.push_back(std::move(m));
+  for (const Json& m : update.is_object() ? update.value("messages", Json::array()) : Json::array()) {
+    if (Result<Message> message = MessageFromStateJson(m); message.ok()) s.messages.push_back(std::move(*message));
+  }
+  s.step = static_cast<int>(trace_.steps.size());
+  s.usage = trace_.usage;
+  s.elapsed_ms = MsSince(started_);
+  s.trace = trace_;
+  try {
+    config_.on_checkpoint(s);
+  } catch (...) {
+    // A failing store must not break the run; the store reports its own errors.
+  }
+}
 
 std::vector<Message> CxrRun::Conversation(const Json& state) const {
   std::vector<Message> out;
@@ -180,8 +203,11 @@ Result<Json> CxrRun::Reason(const Json& state, const CancellationToken& cancel, 
           .elapsed_ms = rec.elapsed_ms,
           .data = Json{{"usage", ToJson(rec.usage)}}});
   }
+  const bool step_done = assistant.tool_calls.empty();
   trace_.steps.push_back(std::move(rec));
-  return Json{{"messages", std::move(update)}, {"model_turns", model_turns_}};
+  Json out{{"messages", std::move(update)}, {"model_turns", model_turns_}};
+  if (step_done && !last_call) Checkpoint(state, out);  // a turn with calls is done once they are
+  return out;
 }
 
 Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
@@ -203,7 +229,9 @@ Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
         .step = rec.index,
         .elapsed_ms = rec.elapsed_ms,
         .data = Json{{"usage", ToJson(rec.usage)}}});
-  return Json{{"messages", std::move(update)}};
+  Json out{{"messages", std::move(update)}};
+  Checkpoint(state, out);
+  return out;
 }
 
 // The conditional edge (seed 000 §6, step 2): does the last message request tools?
@@ -282,6 +310,7 @@ CxrOutcome CxrRun::Run() {
     if (store_->Get(id).ok()) user.images.push_back({ContentPart::Kind::kImage, id, kImageScheme + id});
   }
   messages.push_back(MessageToStateJson(user));
+  Checkpoint(Json{{"messages", messages}}, nullptr);  // the run is recorded before its first model call
 
   StateGraph graph;
   graph.AddNode("reason", [this](const Json& s, const CancellationToken& c) { return Reason(s, c, false); });

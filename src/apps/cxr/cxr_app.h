@@ -26,9 +26,15 @@
 // sizes, origin, paths; never pixels), the tools offered and why others were
 // not, every tool call with its result, the findings read from those results
 // with the tool each came from, and the annotated images' paths.
+//
+// The run store (issue 14): `on_checkpoint` gets the run's state when it
+// starts and after every completed step (a reply without tool calls, or a
+// turn's tool results in), so `medreact runs` lists a cxr run and its steps
+// as they complete. Such a run is not resumed (the CLI says why).
 #ifndef MEDREACT_APPS_CXR_CXR_APP_H_
 #define MEDREACT_APPS_CXR_CXR_APP_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +45,7 @@
 #include "medreact/json.h"
 #include "medreact/message.h"
 #include "medreact/model.h"
+#include "medreact/run_state.h"
 #include "medreact/status.h"
 #include "medreact/trace.h"
 #include "tools/imaging/image_store.h"
@@ -64,6 +71,10 @@ struct CxrConfig {
   bool stream = false;           // ask the model to stream. Default: false
   EventSink on_event;            // Default: none
   CancellationToken cancel;      // Default: a fresh token
+  // The run's state at its start and after every completed step (the
+  // conversation, system prompt first, and the trace so far), for the run
+  // store. Default: none
+  std::function<void(const RunState&)> on_checkpoint;
 };
 
 struct CxrTurn {

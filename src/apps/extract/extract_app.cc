@@ -3,6 +3,7 @@
 #include "apps/extract/extract_app.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "apps/extract/extract_prompts.h"
 #include "apps/extract/medical_functions.h"
 #include "medreact/json_schema.h"
+#include "tools/rag/corpus_files.h"
 #include "tools/rag/rag_pack.h"
 
 namespace medreact {
@@ -46,7 +48,10 @@ class Extraction {
   // same run and the same trace. Fills `out` except the planner label.
   // `may_fall_back`: stop when the model never answered, for the caller to
   // hand the task to the planner.
-  void Run(std::shared_ptr<ChatModel> model, bool may_fall_back, ExtractionOutcome& out) {
+  // `resume`: go on with the run from this checkpoint of it (the answers it
+  // checked already in attempts(), see RebuildAttempts).
+  void Run(std::shared_ptr<ChatModel> model, bool may_fall_back, ExtractionOutcome& out,
+           const RunState* resume = nullptr) {
     AgentOptions options;
     options.system_prompt = ExtractionSystemPrompt(model->capabilities().tool_calling);
     options.max_steps = config_.max_iterations;
@@ -58,6 +63,7 @@ class Extraction {
     options.stream = config_.stream;
     options.on_event = config_.on_event;
     options.cancel = config_.cancel;
+    if (first_run_) options.on_checkpoint = config_.on_checkpoint;  // the first run only (KeepRunResult)
     options.max_answer_retries = config_.max_validation_retries;
     options.answer_tool = kSubmitExtractionTool;
     options.check_answer = [this](const std::string& answer, const Json&) {
@@ -67,7 +73,8 @@ class Extraction {
       return AnswerCheck{false, a.answer ? ValidationFeedback(a.problems) : NoJsonFeedback(a.parse_error)};
     };
     Agent agent(model, tools_, options);
-    RunResult run = agent.Run({.message = ExtractionTaskMessage(task_)});
+    RunResult run = resume ? agent.Resume(*resume) : agent.Run({.message = ExtractionTaskMessage(task_)});
+    if (first_run_) *first_run_ = run;
     if (may_fall_back && ModelNeverAnswered(run) && !config_.cancel.cancelled()) {
       never_answered_ = true;
       attempts_.clear();
@@ -79,6 +86,48 @@ class Extraction {
     if (run.status != RunStatus::kFinished) attempts_.push_back(Check(run.answer));
     Record(run, out);
   }
+
+  // The answers a run checked before `state` (its completed steps), as the
+  // answer check saw them, in order: a reply without tool calls is checked
+  // as its text; a turn's first submit_extraction call that succeeded, or
+  // that the check sent back (its error is the check's feedback), as the
+  // tool's result (the `json` argument, pretty-printed). The count must be
+  // the state's `answers_checked`, else FailedPrecondition.
+  Status RebuildAttempts(const RunState& state) {
+    attempts_.clear();
+    for (const StepRecord& step : state.trace.steps) {
+      if (step.kind != "step" || !step.parse_error.empty() || !step.model_error.empty()) continue;
+      const Message& turn = step.assistant;
+      if (turn.tool_calls.empty()) {
+        attempts_.push_back(Check(turn.content));
+        continue;
+      }
+      for (size_t i = 0; i < turn.tool_calls.size() && i < step.tool_results.size(); ++i) {
+        const ToolCall& call = turn.tool_calls[i];
+        const ToolResultRecord& r = step.tool_results[i];
+        if (call.name != kSubmitExtractionTool) continue;
+        Result<Json> args = ParseJson(call.arguments);
+        if (!args.ok() || !args->is_object() || !args->contains("json")) continue;
+        Attempt a = Check(DumpJson((*args)["json"], 2));
+        const std::string feedback = a.answer ? ValidationFeedback(a.problems) : NoJsonFeedback(a.parse_error);
+        if (r.ok || r.error == feedback) {
+          attempts_.push_back(std::move(a));
+          break;  // the engine checks one finishing call per turn
+        }
+      }
+    }
+    if (static_cast<int>(attempts_.size()) != state.answers_checked) {
+      return Status::FailedPrecondition("the checkpoint's steps hold " + std::to_string(attempts_.size()) +
+                                        " checked answer(s) where the run checked " +
+                                        std::to_string(state.answers_checked) +
+                                        ": it is not an extraction this medreact can go on with");
+    }
+    return Status::OK();
+  }
+
+  // The first run: checkpointed (config.on_checkpoint), and its result as it
+  // ended copied to `into`.
+  void KeepRunResult(RunResult* into) { first_run_ = into; }
 
   bool never_answered() const { return never_answered_; }
   const std::vector<Attempt>& attempts() const { return attempts_; }
@@ -127,6 +176,7 @@ class Extraction {
   std::shared_ptr<const ToolRegistry> tools_;
   const JsonSchema& schema_;
   bool never_answered_ = false;
+  RunResult* first_run_ = nullptr;
   std::vector<Attempt> attempts_;
   std::set<std::string> tools_used_;
   std::vector<std::string> errors_;
@@ -171,9 +221,8 @@ OrderedJson BuildResult(const Extraction& e, const std::string& planner, bool fe
   return result;
 }
 
-}  // namespace
-
-ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConfig& config) {
+// RunExtraction and ResumeExtraction: `resume` continues the first run.
+Result<ExtractionOutcome> Extract(const ExtractionTask& task, const ExtractionConfig& config, const RunState* resume) {
   ExtractionOutcome out;
   Result<JsonSchema> schema = JsonSchema::Compile(task.schema);
   Result<std::shared_ptr<ToolRegistry>> tools = BuildTools(config);
@@ -187,6 +236,10 @@ ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConf
     return out;
   }
   std::unique_ptr<Extraction> extraction;
+  if (resume) {  // read the checked answers again before anything runs
+    Extraction probe(task, config, *tools, *schema);
+    if (Status s = probe.RebuildAttempts(*resume); !s.ok()) return s;
+  }
   const FallbackOutcome who = RunWithFallback(
       config.model, [&] { return MakeExtractionRulesPlanner(task); }, config.fallback_to_rules, config.cancel,
       [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
@@ -197,7 +250,10 @@ ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConf
           out.status = RunStatus::kFinished;
         }
         extraction = std::make_unique<Extraction>(task, config, *tools, *schema);
-        extraction->Run(std::move(model), first && config.model && config.fallback_to_rules, out);
+        const RunState* from = first ? resume : nullptr;
+        if (from) (void)extraction->RebuildAttempts(*from);  // checked above
+        if (first) extraction->KeepRunResult(&out.first_run);
+        extraction->Run(std::move(model), first && config.model && config.fallback_to_rules, out, from);
         return extraction->never_answered() ? std::optional<std::string>(out.trace.error) : std::nullopt;
       });
   const std::string& planner = who.planner;
@@ -205,6 +261,88 @@ ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConf
   out.model_failure = who.model_failure;
   out.result = BuildResult(*extraction, planner, out.fell_back, out.model_failure, out);
   return out;
+}
+
+Status BadInputs(const std::string& field, const std::string& want) {
+  return Status::InvalidArgument("extract run inputs: '" + field + "' must be " + want);
+}
+
+Result<int64_t> IntField(const Json& j, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  std::optional<int64_t> v = ExactInteger(*it, lo, hi);
+  if (!v) {
+    return BadInputs(key, "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return *v;
+}
+
+}  // namespace
+
+ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConfig& config) {
+  return *Extract(task, config, nullptr);  // only a resume can fail before running
+}
+
+Result<ExtractionOutcome> ResumeExtraction(const ExtractionTask& task, const ExtractionConfig& config,
+                                           const RunState& state) {
+  return Extract(task, config, &state);
+}
+
+std::string TextDigest(std::string_view text) {
+  char out[32];
+  std::snprintf(out, sizeof(out), "fnv1a64:%016llx", static_cast<unsigned long long>(Fnv1a64Value(text)));
+  return out;
+}
+
+Json ExtractionInputsToJson(const ExtractionInputs& in) {
+  return Json{{"note", in.note_path},
+              {"note_digest", in.note_digest},
+              {"schema", in.schema_path},
+              {"schema_digest", in.schema_digest},
+              {"label", in.label},
+              {"corpus", in.corpus_dir},
+              {"rag_db", in.rag_db},
+              {"extras", in.extras_path},
+              {"out", in.out_path},
+              {"planner", in.planner},
+              {"require_model", in.require_model},
+              {"options",
+               {{"max_iterations", in.max_iterations},
+                {"tool_call_budget", in.tool_call_budget},
+                {"max_validation_retries", in.max_validation_retries},
+                {"timeout_ms", in.timeout.count()}}}};
+}
+
+Result<ExtractionInputs> ExtractionInputsFromJson(const Json& j) {
+  if (!j.is_object()) return BadInputs("(root)", "an object");
+  ExtractionInputs in;
+  for (auto [key, field] :
+       {std::pair{"note", &in.note_path}, std::pair{"note_digest", &in.note_digest},
+        std::pair{"schema", &in.schema_path}, std::pair{"schema_digest", &in.schema_digest},
+        std::pair{"label", &in.label}, std::pair{"corpus", &in.corpus_dir}, std::pair{"rag_db", &in.rag_db},
+        std::pair{"extras", &in.extras_path}, std::pair{"out", &in.out_path}, std::pair{"planner", &in.planner}}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
+    if (!it->is_string()) return BadInputs(key, "a string");
+    *field = it->get<std::string>();
+  }
+  if (in.planner != "model" && in.planner != "rules") return BadInputs("planner", "\"model\" or \"rules\"");
+  in.require_model = BoolOr(j, "require_model", false);
+  static const Json kNone = Json::object();
+  auto found = j.find("options");
+  const Json& o = found != j.end() && found->is_object() ? *found : kNone;
+  Result<int64_t> iterations = IntField(o, "max_iterations", in.max_iterations, 1, 1'000'000);
+  Result<int64_t> calls = IntField(o, "tool_call_budget", in.tool_call_budget, 1, 1'000'000);
+  Result<int64_t> retries = IntField(o, "max_validation_retries", in.max_validation_retries, 0, 1000);
+  Result<int64_t> timeout = IntField(o, "timeout_ms", in.timeout.count(), 0, INT64_MAX / 2);
+  for (const auto* r : {&iterations, &calls, &retries, &timeout}) {
+    if (!r->ok()) return r->status();
+  }
+  in.max_iterations = static_cast<int>(*iterations);
+  in.tool_call_budget = static_cast<int>(*calls);
+  in.max_validation_retries = static_cast<int>(*retries);
+  in.timeout = Millis(*timeout);
+  return in;
 }
 
 }  // namespace medreact

@@ -15,17 +15,25 @@
 // budgets, corrections included. When a configured model never answers
 // (unreachable, refused), the offline planner extracts instead and the
 // result says so. The trace is the run's: every attempt's steps.
+//
+// Durable runs (issue 14): `on_checkpoint` records the agent run as it goes
+// (the run store), and ResumeExtraction goes on with a recorded run from its
+// last checkpoint: the answers checked before it are read again from its
+// steps, so the result is the one the uninterrupted run would have given.
 #ifndef MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
 #define MEDREACT_APPS_EXTRACT_EXTRACT_APP_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "apps/extract/extract_planner.h"
 #include "medreact/agent.h"
 #include "medreact/json.h"
 #include "medreact/model.h"
+#include "medreact/run_state.h"
 #include "tools/rag/extras.h"
 #include "tools/rag/rag_index.h"
 
@@ -49,6 +57,10 @@ struct ExtractionConfig {
   // Stops the extraction when cancelled (Ctrl-C); a cancelled run is never
   // handed to the offline planner. Default: a fresh token.
   CancellationToken cancel;
+  // The agent run's checkpoints (AgentOptions::on_checkpoint), for the run
+  // store. Only the first run: the offline planner standing in for a model
+  // that never answered is a run of its own, not checkpointed. Default: none
+  std::function<void(const RunState&)> on_checkpoint;
 };
 
 struct ExtractionOutcome {
@@ -62,11 +74,52 @@ struct ExtractionOutcome {
   std::string model_failure;
   RunTrace trace;                           // every attempt's steps, in order
   std::optional<RunTrace> model_trace;      // the failed model run, when fell_back
+  // The first agent run (the one `on_checkpoint` saw) as it ended, trace
+  // included: what the run store records as the run's end.
+  RunResult first_run;
 };
 
 // REQUIRES: task.note not blank; task.schema an object (callers check the
 // schema compiles and report bad input).
 ExtractionOutcome RunExtraction(const ExtractionTask& task, const ExtractionConfig& config);
+
+// Goes on with the first agent run of an extraction from `state` (a
+// checkpoint of it, Agent::Resume), with the same task and a config built as
+// the run's was (model, corpus, hints, limits); ends as RunExtraction would
+// have, falling back to the offline planner likewise. FailedPrecondition when
+// the answers checked before the checkpoint cannot be read again from its
+// steps (a state from another app or version).
+Result<ExtractionOutcome> ResumeExtraction(const ExtractionTask& task, const ExtractionConfig& config,
+                                           const RunState& state);
+
+// What rebuilds an extraction for `medreact runs resume` (the run store's
+// inputs, issue 14): the note's and schema's paths (absolute) with a digest
+// of their text, so a resume refuses files that changed; the label, corpus,
+// hints and --out paths; who extracts; the limits. The model is stored
+// apart; no API key is here.
+struct ExtractionInputs {
+  std::string note_path;      // absolute; "" = read from standard input (cannot be resumed)
+  std::string note_digest;    // TextDigest of the note
+  std::string schema_path;    // absolute; "" = standard input
+  std::string schema_digest;  // TextDigest of the schema file's text
+  std::string label;
+  std::string corpus_dir;         // absolute; "" = none
+  std::string rag_db;             // absolute; "" = the default
+  std::string extras_path;        // absolute; "" = none
+  std::string out_path;           // --out, absolute; "" = none (a resume writes it again)
+  std::string planner = "model";  // "model" or "rules"
+  bool require_model = false;
+  int max_iterations = 20;
+  int tool_call_budget = 40;
+  int max_validation_retries = 2;
+  Millis timeout{600'000};
+};
+Json ExtractionInputsToJson(const ExtractionInputs& inputs);
+// InvalidArgument naming the field when `json` is not an extraction's inputs.
+Result<ExtractionInputs> ExtractionInputsFromJson(const Json& json);
+// "fnv1a64:<16 hex>" of `text`: notices a file that changed between a run and
+// its resume (not a cryptographic check).
+std::string TextDigest(std::string_view text);
 
 }  // namespace medreact
 

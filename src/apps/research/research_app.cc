@@ -493,6 +493,7 @@ class Research {
     out_.usage += run.usage;
     agent_runs_.push_back({{"round", round_}, {"agent", agent}, {"status", RunStatusName(run.status)},
                            {"answer_accepted", run.answer_accepted}, {"trace", Plain(ToJson(run.trace))}});
+    if (config_.on_agent_run) config_.on_agent_run(round_, agent, run);
     if (may_fall_back_ && !answered_once_ && ModelNeverAnswered(run) && !config_.cancel.cancelled()) {
       never_answered_ = true;
       never_answered_why_ = run.error.empty() ? run.trace.error : run.error;

@@ -26,9 +26,16 @@
 // report is written from the memory (FallbackReport) and says why. A
 // configured model that never answers hands the whole research to the rules
 // planner (RunWithFallback), and the outcome says so. Nothing throws.
+//
+// The run store (issue 14): `on_agent_run` hears of every agent run as it
+// ends (its round, its agent, its result), which the CLI records as the
+// research run's steps. A research run is not resumed: the memory file keeps
+// the evidence, hypotheses and conflicts, but not the manager's ledgers,
+// stall count, judgement or usage, so a round cannot be restored soundly.
 #ifndef MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
 #define MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +74,10 @@ struct ResearchConfig {
   ResearchEventSink on_event;     // research events, on the calling thread. Default: none
   EventSink on_agent_event;       // every sub-agent's engine events. Default: none
   CancellationToken cancel;       // Default: a fresh token
+  // Every agent run as it ends, on the calling thread: the manager round,
+  // the agent ("manager", "search", "judge", "hypothesis", "report") and its
+  // result (trace included). Default: none
+  std::function<void(int round, const std::string& agent, const RunResult& run)> on_agent_run;
 };
 
 struct ResearchOutcome {
