@@ -14,6 +14,18 @@
 // BM_StoreSizePer1000Steps: 50 runs of 20 steps, finished (the checkpoint of
 // an ended run is dropped, its steps and result kept) and still running
 // (the latest checkpoint kept): the file's bytes per 1,000 steps.
+//
+// BM_AgentStepWithAndWithoutStore/N: the same whole Agent run of N such
+// steps (an in-process scripted model that answers at once, a tool that
+// returns a ~1 KB result at once), alternately without a store and with a
+// RunRecorder on a real file (its checkpoint hook and its event sink, as
+// `medreact chat` plugs them), so both see the same machine load. A step's
+// time is the wall clock from the previous step_finished event (or
+// run_started) to its own, so it holds everything the store adds: 4
+// checkpoints and the step's events. Counters: per-step p50 / p99 of each,
+// their difference, and the store's own time per step (the hook's time
+// summed over the step's checkpoints), p50 / p99.
+#include <benchmark/benchmark.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-
+#include "medreact/agent.h"
+#include "store/run_recorder.h"
 #include "store/run_store.h"
 
 namespace medreact {
@@ -214,6 +226,115 @@ void BM_StoreSizePer1000Steps(benchmark::State& state) {
   state.counters["MB_per_1000_steps"] = bytes / (kRuns * kSteps) * 1000 / 1e6;
 }
 BENCHMARK(BM_StoreSizePer1000Steps)->ArgName("finished")->Arg(1)->Arg(0)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Answers each request at once: `steps` turns of two lookups (the reasoning
+// and calls of WriteRun's steps), then the answer.
+class ScriptedModel : public ChatModel {
+ public:
+  explicit ScriptedModel(int steps) : steps_(steps) {}
+  Result<ModelResponse> Complete(const ModelRequest&, const ModelCallContext&) override {
+    ModelResponse r;
+    r.usage = {900, 80, 980};
+    if (++turn_ > steps_) {
+      r.message = Message::Assistant("Reduce the dose and recheck the trough in 24 hours.");
+      return r;
+    }
+    const std::string n = std::to_string(turn_);
+    // Arguments differ per step: the same call again and again is a loop the agent stops.
+    r.message = Message::Assistant(Reasoning(),
+                                   {{"call_" + n + "a", "get_observations", R"({"code":"2160-0","page":)" + n + "}"},
+                                    {"call_" + n + "b", "get_medications", R"({"status":"active","page":)" + n + "}"}});
+    return r;
+  }
+  std::string name() const override { return "scripted"; }
+  std::string protocol() const override { return "bench"; }
+
+ private:
+  int steps_, turn_ = 0;
+};
+
+std::shared_ptr<ToolRegistry> LookupTools() {
+  auto registry = std::make_shared<ToolRegistry>();
+  for (const char* name : {"get_observations", "get_medications"}) {
+    ToolSpec spec{name, "a lookup", Json{{"type", "object"}}};
+    (void)registry->Register(
+        MakeFunctionTool(spec, [](const Json&, const ToolContext&) { return ToolResult::Ok(Observation()); }));
+  }
+  return registry;
+}
+
+struct AgentTimes {
+  std::vector<double> step, store;
+};
+
+// One Agent run of `steps` steps; with `store`, recorded in it. Adds each
+// step's wall time (and, with a store, the hook's time in that step).
+bool RunAgent(const std::shared_ptr<ToolRegistry>& tools, int steps, const std::shared_ptr<RunStore>& store,
+              AgentTimes* times) {
+  AgentOptions options;
+  options.max_steps = steps + 1;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last;
+  double store_ms = 0;
+  EventSink timing = [&](const Event& e) {
+    const Clock::time_point now = Clock::now();
+    if (e.type == EventType::kStepFinished) {
+      times->step.push_back(std::chrono::duration<double, std::milli>(now - last).count());
+      if (store) times->store.push_back(store_ms);
+    }
+    if (e.type == EventType::kRunStarted || e.type == EventType::kStepFinished) {
+      last = now;
+      store_ms = 0;
+    }
+  };
+  std::unique_ptr<RunRecorder> recorder;
+  if (store) {
+    recorder = std::make_unique<RunRecorder>(store, RunRecord{.app = "chat"}, nullptr);
+    options.on_checkpoint = [hook = recorder->Hook(), &store_ms](const RunState& state) {
+      const Clock::time_point start = Clock::now();
+      hook(state);
+      store_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    };
+    options.on_event = recorder->Events(timing);
+  } else {
+    options.on_event = timing;
+  }
+  Agent agent(std::make_shared<ScriptedModel>(steps), tools, options);
+  RunResult result = agent.Run({.message = "Should the vancomycin dose be adjusted for this patient?"});
+  if (recorder && !recorder->Finish(result, false).ok()) return false;
+  return result.status == RunStatus::kFinished;
+}
+
+void BM_AgentStepWithAndWithoutStore(benchmark::State& state) {
+  const int steps = static_cast<int>(state.range(0));
+  BenchDir dir;
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.path + "/runs.sqlite");
+  if (!opened.ok()) {
+    state.SkipWithError(opened.status().ToString().c_str());
+    return;
+  }
+  std::shared_ptr<RunStore> store = std::move(*opened);
+  const std::shared_ptr<ToolRegistry> tools = LookupTools();
+  AgentTimes without, with;
+  for (auto _ : state) {
+    if (!RunAgent(tools, steps, nullptr, &without) || !RunAgent(tools, steps, store, &with)) {
+      state.SkipWithError("the agent run failed");
+      return;
+    }
+  }
+  const double p50_without = Percentile(without.step, 0.50), p99_without = Percentile(without.step, 0.99);
+  const double p50_with = Percentile(with.step, 0.50), p99_with = Percentile(with.step, 0.99);
+  state.counters["no_store_p50_ms"] = p50_without;
+  state.counters["no_store_p99_ms"] = p99_without;
+  state.counters["store_p50_ms"] = p50_with;
+  state.counters["store_p99_ms"] = p99_with;
+  state.counters["diff_p50_ms"] = p50_with - p50_without;
+  state.counters["diff_p99_ms"] = p99_with - p99_without;
+  state.counters["hook_p50_ms"] = Percentile(with.store, 0.50);
+  state.counters["hook_p99_ms"] = Percentile(with.store, 0.99);
+  state.counters["steps"] = static_cast<double>(with.step.size());
+}
+BENCHMARK(BM_AgentStepWithAndWithoutStore)->Arg(20)->Arg(50)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace medreact

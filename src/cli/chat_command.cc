@@ -147,7 +147,10 @@ int RunChatCommand(const ChatFlags& flags) {
                                    .require_approval = *approval_rules}),
        .model = StoredModelJson(flags.model)},
       std::cerr, "medreact chat");
-  if (recorder) options.on_checkpoint = recorder->Hook();
+  if (recorder) {
+    options.on_checkpoint = recorder->Hook();
+    options.on_event = recorder->Events(std::move(options.on_event));  // the store's copy, then --events etc.
+  }
 
   RunResult result = RunChat(*model, *tools, std::move(request), options);
   FinishRecordedRun(recorder.get(), result, std::cerr, "medreact chat");

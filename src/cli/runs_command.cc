@@ -1,7 +1,8 @@
 // `medreact runs list|show|resume|prune`: the run store (issue 14).
 //
 //   list               the runs, newest first: id, app, status, steps, last update, model (--json: records)
-//   show RUN_ID        a run's record and its steps (--json: {"run", "steps"})
+//   show RUN_ID        a run's record and its steps (--json: {"run", "steps"}; --events: its stored
+//                      events as JSON lines)
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
 //                      (a triage run: its result as `triage` does, runs_resume_triage.h)
@@ -52,7 +53,7 @@ int Fail(const std::string& message, int code = kExitBadInput) {
 Json RecordJson(const RunRecord& r) {
   return Json{{"id", r.id},           {"app", r.app},          {"status", r.status},     {"steps", r.steps},
               {"checkpoints", r.checkpoints}, {"created_at", r.created_at}, {"updated_at", r.updated_at},
-              {"model", r.model},     {"inputs", r.inputs},    {"result", r.result}};
+              {"model", r.model},     {"inputs", r.inputs},    {"result", r.result},     {"events", r.events}};
 }
 
 std::string ModelName(const RunRecord& r) {
@@ -109,6 +110,7 @@ struct ShowFlags {
   std::string store;
   std::string run_id;
   bool json = false;
+  bool events = false;
 };
 
 int RunShow(const ShowFlags& flags) {
@@ -116,6 +118,12 @@ int RunShow(const ShowFlags& flags) {
   if (!store.ok()) return Fail(store.status().message());
   Result<RunRecord> run = (*store)->Get(flags.run_id);
   if (!run.ok()) return Fail(run.status().message());
+  if (flags.events) {  // the lines as --events wrote them (model_delta left out)
+    Result<std::vector<RunEvent>> events = (*store)->Events(flags.run_id);
+    if (!events.ok()) return Fail(events.status().message());
+    for (const RunEvent& e : *events) std::cout << e.json << "\n";
+    return kExitOk;
+  }
   Result<std::vector<StepRecord>> steps = (*store)->Steps(flags.run_id);
   if (!steps.ok()) return Fail(steps.status().message());
   // A paused run's waiting calls: what the reviewer decides on.
@@ -152,7 +160,7 @@ int RunShow(const ShowFlags& flags) {
             << "status:   " << Printable(r.status) << "\n"
             << "model:    " << ModelName(r) << " (" << Printable(StringOr(r.model, "protocol")) << ")\n"
             << "created:  " << r.created_at << ", updated " << r.updated_at << "\n"
-            << "steps:    " << r.steps << ", checkpoints " << r.checkpoints << "\n"
+            << "steps:    " << r.steps << ", checkpoints " << r.checkpoints << ", events " << r.events << "\n"
             << "message:  " << Preview(StringOr(r.inputs, "message"), 200) << "\n";
   if (r.result.is_object()) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
@@ -254,6 +262,7 @@ int ContinueChatRun(const ResumeFlags& flags, std::shared_ptr<RunStore> store, c
   options.on_event = (*reporter)->sink();
   std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
   options.on_checkpoint = recorder->Hook();
+  options.on_event = recorder->Events(std::move(options.on_event));
 
   RunResult result = ResumeChat(*model, parts.tools, state, options);
   FinishRecordedRun(recorder.get(), result, std::cerr, kWho);
@@ -361,7 +370,7 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   }
   // The decisions are stored before anything runs: a crash from here on
   // resumes with them.
-  if (Status s = (*store)->SaveCheckpoint(id, state, left.empty() ? "running" : "awaiting_approval"); !s.ok()) {
+  if (Status s = (*store)->SaveCheckpoint(id, state, {}, left.empty() ? "running" : "awaiting_approval"); !s.ok()) {
     return Fail(s.message());
   }
   std::cerr << kWho << ": " << (approve ? "approved " : "rejected ") << names(targets) << "\n";
@@ -433,6 +442,9 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   AddStorePathFlag(s, &show->store);
   s->add_option("run_id", show->run_id, "the run's id (see 'medreact runs list')")->required();
   s->add_flag("--json", show->json, "print the run and its steps as JSON");
+  s->add_flag("--events", show->events,
+              "print the run's stored events as JSON lines, as --events writes them (without model_delta)")
+      ->excludes("--json");
   s->callback([show, exit_code] { *exit_code = RunShow(*show); });
 
   auto resume = std::make_shared<ResumeFlags>();

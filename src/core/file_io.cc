@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace medreact {
 namespace {
@@ -142,6 +144,22 @@ Status WriteFileAtomic(const std::string& path, std::string_view text) {
     const int err = errno;
     ::unlink(tmp.c_str());
     return Status::Unavailable("cannot replace " + Quoted(path) + ": " + std::strerror(err));
+  }
+  return Status::OK();
+}
+
+Status MakePrivateFolders(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> missing;
+  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) == 0) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::Unavailable("cannot create the folder " + Quoted(it->string()) + ": " + std::strerror(errno));
+    }
   }
   return Status::OK();
 }

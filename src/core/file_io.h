@@ -50,6 +50,13 @@ Status WriteFileAtomic(const std::string& path, std::string_view text);
 // --trace is a usage error (exit 2) instead of a lost run.
 Status CheckOutputPath(const std::string& path, std::string_view what);
 
+// Creates the folder `dir` and its missing parents, each new one 0700 (the
+// run store, the caches: what medreact keeps may hold patient data); folders
+// that exist are left as they are. Unavailable ("cannot create the folder
+// 'X': <the OS's reason>") for the first that cannot be made; the caller adds
+// what the folder was for and what to do.
+Status MakePrivateFolders(const std::string& dir);
+
 // Creates (or truncates) `path` for appending with mode 0600 and returns the
 // stream, or an error naming the path. The caller closes it with fclose.
 Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what);

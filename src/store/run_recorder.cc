@@ -13,6 +13,25 @@ std::function<void(const RunState&)> RunRecorder::Hook() {
   return [this](const RunState& state) { Save(state); };
 }
 
+EventSink RunRecorder::Events(EventSink next) {
+  return [this, next = std::move(next)](const Event& event) {
+    Keep(event);
+    if (next) next(event);
+  };
+}
+
+void RunRecorder::Keep(const Event& event) {
+  if (!store_ || event.type == EventType::kModelDelta) return;
+  RunEvent e = ToRunEvent(event);
+  std::lock_guard<std::mutex> lock(events_mu_);
+  events_.push_back(std::move(e));
+}
+
+std::vector<RunEvent> RunRecorder::TakeEvents() {
+  std::lock_guard<std::mutex> lock(events_mu_);
+  return std::exchange(events_, {});
+}
+
 void RunRecorder::Save(const RunState& state) {
   if (!store_) return;
   if (!stored_) {
@@ -21,9 +40,13 @@ void RunRecorder::Save(const RunState& state) {
     Status s = store_->CreateRun(run_, &state);
     if (!s.ok()) return Failed(s);
     stored_ = true;
+    // Events before the run's first checkpoint (none from the agent, which
+    // takes it first) wait for the next one.
     return;
   }
-  if (Status s = store_->SaveCheckpoint(run_.id, state); !s.ok()) Failed(s);
+  // Events that fail to be written are dropped with the checkpoint: the
+  // failure was reported, and a store that fails is not retried per event.
+  if (Status s = store_->SaveCheckpoint(run_.id, state, TakeEvents()); !s.ok()) Failed(s);
 }
 
 void RunRecorder::Failed(const Status& status) {
@@ -47,11 +70,19 @@ Status RunRecorder::Finish(const RunResult& result, bool interrupted) {
     stored_ = true;
   }
   if (Status s = store_->FinishRun(run_.id, StoredRunStatus(result, interrupted), StoredRunResult(result, interrupted),
-                                   result.trace.steps);
+                                   result.trace.steps, TakeEvents());
       !s.ok()) {
     Failed(s);
   }
   return first_error_;
+}
+
+RunEvent ToRunEvent(const Event& event) {
+  return {.type = EventTypeName(event.type),
+          .step = event.step,
+          .tool_call_id = event.tool_call_id,
+          .elapsed_ms = event.elapsed_ms,
+          .json = DumpJson(ToJson(event))};
 }
 
 std::string StoredRunStatus(const RunResult& result, bool interrupted) {

@@ -3,6 +3,7 @@
 //
 //   RunRecorder recorder(store, {.app = "chat", .inputs = ..., .model = ...}, on_error);
 //   options.on_checkpoint = recorder.Hook();
+//   options.on_event = recorder.Events(std::move(options.on_event));  // the app's own sink after
 //   RunResult r = agent.Run(request);           // or agent.Resume(state)
 //   recorder.Finish(r, interrupted);
 //
@@ -11,16 +12,27 @@
 // the same transaction as that checkpoint; a resumed run (the record's id
 // set, `resumed`) goes on writing into its row. A store that fails does not
 // stop the run: the first failure is passed to `on_error` (a warning for the
-// user), later ones are dropped, and Finish returns it. Not thread-safe
-// beyond what the agent needs (its checkpoints come from one thread).
+// user), later ones are dropped, and Finish returns it.
+//
+// Events (Events()) are kept in memory and written with the next checkpoint
+// or the end, in the same transaction: no commit, let alone an fsync, per
+// event. A killed process loses the events after its last checkpoint, never
+// one before it. `model_delta` events are not kept (streamed fragments of a
+// text the step holds whole).
+//
+// Thread-safety: what the agent needs: checkpoints come from one thread at a
+// time, events possibly from a tool's worker thread (the buffer is locked).
 #ifndef MEDREACT_STORE_RUN_RECORDER_H_
 #define MEDREACT_STORE_RUN_RECORDER_H_
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "medreact/agent.h"
+#include "medreact/events.h"
 #include "medreact/run_state.h"
 #include "store/run_store.h"
 
@@ -35,6 +47,10 @@ class RunRecorder {
 
   // For AgentOptions::on_checkpoint. Valid while the recorder lives.
   std::function<void(const RunState&)> Hook();
+  // For AgentOptions::on_event: keeps the event for the store, then passes
+  // it to `next` (the app's own sink; may be empty). Valid while the
+  // recorder lives.
+  EventSink Events(EventSink next);
 
   // Records the run's end: its status (`interrupted` when the user stopped
   // it — it may be resumed), the result and the final trace's steps.
@@ -47,13 +63,21 @@ class RunRecorder {
  private:
   void Save(const RunState& state);
   void Failed(const Status& status);
+  void Keep(const Event& event);
+  std::vector<RunEvent> TakeEvents();
 
   std::shared_ptr<RunStore> store_;
   RunRecord run_;
   std::function<void(const std::string&)> on_error_;
   bool stored_ = false;  // the run's row exists
   Status first_error_;
+  std::mutex events_mu_;
+  std::vector<RunEvent> events_;  // since the last write; guarded by events_mu_
 };
+
+// The stored form of an event: its type, step, call id, elapsed time and
+// its `--events` line.
+RunEvent ToRunEvent(const Event& event);
 
 // The status a run's row gets when it ends: the run's status name, or
 // "interrupted".

@@ -18,6 +18,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/file_io.h"
+#include "core/sqlite_stmt.h"
+
 namespace medreact {
 namespace {
 
@@ -26,9 +29,10 @@ namespace fs = std::filesystem;
 // "MRRS": marks the file as a medreact run store (PRAGMA application_id).
 constexpr int kApplicationId = 0x4D525253;
 
-// The schema's history: step i brings a file from version i to i + 1.
-// Version 2 will be one more entry (ALTER TABLE ..., a new table); a step
-// runs in the transaction that sets its version, so a file is never half-way.
+// The schema's history: step i brings a file from version i to i + 1. A
+// step runs in the transaction that sets its version, so a file is never
+// half-way. A step only adds (tables, columns): the rows of an older file
+// stay as they are.
 struct Migration {
   int version;      // the version the step brings the file to
   const char* sql;
@@ -69,52 +73,21 @@ CREATE TABLE steps (
   PRIMARY KEY (run_id, idx)
 );
 )sql"},
+    // 2: the runs' events, in order (run_store.h). A run recorded before has none.
+    {2, R"sql(
+CREATE TABLE events (
+  run_id       TEXT NOT NULL,
+  seq          INTEGER NOT NULL,
+  type         TEXT NOT NULL,
+  step         INTEGER NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  elapsed_ms   REAL NOT NULL,
+  event        TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+)sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
-
-// One prepared statement, finalised with it. (The same small wrapper as
-// tools/common/sqlite_stmt.h, which this layer may not include.)
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return rc_ == SQLITE_OK; }
-  void Text(int i, std::string_view s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-  }
-  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  int Step() { return sqlite3_step(stmt_); }
-  void Reset() { sqlite3_reset(stmt_); }
-  std::string ColText(int c) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
-  }
-  bool ColNull(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
-  int64_t ColInt(int c) const { return sqlite3_column_int64(stmt_, c); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-// Creates the missing folders of `dir`, each 0700.
-Status MakeFolders(const fs::path& dir, const std::string& path) {
-  std::vector<fs::path> missing;
-  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    struct stat st;
-    if (::stat(p.c_str(), &st) == 0) break;
-    missing.push_back(p);
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
-      return Status::Unavailable("cannot create the folder of the run store '" + path + "': " + std::strerror(errno) +
-                                 "; choose a writable path with --store or MEDREACT_STORE");
-    }
-  }
-  return Status::OK();
-}
 
 std::string PhaseName(const RunState& state) {
   return state.phase == RunState::Phase::kInTurn ? "in_turn" : "between_steps";
@@ -325,6 +298,31 @@ struct RunStore::Db {
     return Status::OK();
   }
 
+  // Appends `events` after the run's last stored one (seq continues across
+  // resumes). Part of the caller's transaction.
+  Status PutEvents(const std::string& run_id, const std::vector<RunEvent>& events) const {
+    if (events.empty()) return Status::OK();
+    Result<int64_t> last = Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
+    if (!last.ok()) return last.status();
+    Stmt add(db,
+             "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    if (!add.ok()) return Error("preparing a statement");
+    int64_t seq = *last;
+    for (const RunEvent& e : events) {
+      add.Reset();
+      add.Text(1, run_id);
+      add.Int(2, ++seq);
+      add.Text(3, e.type);
+      add.Int(4, e.step);
+      add.Text(5, e.tool_call_id);
+      add.Double(6, e.elapsed_ms);
+      add.Text(7, e.json);
+      if (add.Step() != SQLITE_DONE) return Error("storing the events");
+    }
+    return Status::OK();
+  }
+
   // A count of one run's rows.
   Result<int64_t> Count(const char* sql, const std::string& run_id) const {
     Stmt s(db, sql);
@@ -369,7 +367,10 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
   } else if (!options.create_if_missing) {
     return Status::NotFound("no run store at '" + path + "' (no run has been recorded there)");
   } else {
-    if (Status s = MakeFolders(fs::path(path).parent_path(), path); !s.ok()) return s;
+    if (Status s = MakePrivateFolders(fs::path(path).parent_path().string()); !s.ok()) {
+      return Status::Unavailable(s.message() + " for the run store '" + path +
+                                 "'; choose a writable path with --store or MEDREACT_STORE");
+    }
     // Created private before SQLite opens it (SQLite would use 0644).
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
@@ -430,7 +431,8 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   return tx.Commit();
 }
 
-Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state, const std::string& status) {
+Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events,
+                                const std::string& status) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -438,13 +440,14 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   if (Status s = d.Touch(run_id, status, now); !s.ok()) return s;
   if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
+  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.FoldWal(/*only_if_large=*/true);
   return Status::OK();
 }
 
 Status RunStore::FinishRun(const std::string& run_id, const std::string& status, const Json& result,
-                           const std::vector<StepRecord>& steps) {
+                           const std::vector<StepRecord>& steps, const std::vector<RunEvent>& events) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -458,6 +461,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
     s.Text(2, DumpJson(result));
     if (s.Step() != SQLITE_DONE) return d.Error("storing the result");
   }
+  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
   // The final steps replace those stored (the end adds notes, a fallback step).
   if (Status s = d.DeleteRows("DELETE FROM steps WHERE run_id = ?1", run_id); !s.ok()) return s;
   if (Status s = d.SyncRows("steps", run_id, static_cast<int64_t>(steps.size()),
@@ -480,7 +484,8 @@ namespace {
 constexpr const char* kRunColumns =
     "SELECT r.id, r.app, r.inputs, r.model, r.status, r.created_at, r.updated_at, r.result, "
     "(SELECT count(*) FROM steps s WHERE s.run_id = r.id), "
-    "COALESCE((SELECT c.seq FROM checkpoints c WHERE c.run_id = r.id), 0) FROM runs r ";
+    "COALESCE((SELECT c.seq FROM checkpoints c WHERE c.run_id = r.id), 0), "
+    "(SELECT count(*) FROM events e WHERE e.run_id = r.id) FROM runs r ";
 
 }  // namespace
 
@@ -515,6 +520,7 @@ Result<RunRecord> RunStore::Db::ReadRun(const Stmt& s) const {
   r.result = std::move(*result);
   r.steps = s.ColInt(8);
   r.checkpoints = s.ColInt(9);
+  r.events = s.ColInt(10);
   return r;
 }
 
@@ -554,6 +560,25 @@ Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const
     Result<StepRecord> step = StepRecordFromStateJson(*j);
     if (!step.ok()) return db_->Damaged(what + ": " + step.status().message());
     out.push_back(std::move(*step));
+  }
+  return out;
+}
+
+Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT seq, type, step, tool_call_id, elapsed_ms, event FROM events WHERE run_id = ?1 ORDER BY seq");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, run_id);
+  std::vector<RunEvent> out;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("reading the events of run '" + run_id + "'");
+    out.push_back({.seq = s.ColInt(0),
+                   .type = s.ColText(1),
+                   .step = s.ColInt(2),
+                   .tool_call_id = s.ColText(3),
+                   .elapsed_ms = s.ColDouble(4),
+                   .json = s.ColText(5)});
   }
   return out;
 }
@@ -645,7 +670,8 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
   if (filter.dry_run) return ids;
   for (const std::string& id : ids) {
     for (const char* sql : {"DELETE FROM steps WHERE run_id = ?1", "DELETE FROM checkpoints WHERE run_id = ?1",
-                            "DELETE FROM messages WHERE run_id = ?1", "DELETE FROM runs WHERE id = ?1"}) {
+                            "DELETE FROM messages WHERE run_id = ?1", "DELETE FROM events WHERE run_id = ?1",
+                            "DELETE FROM runs WHERE id = ?1"}) {
       if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
     }
   }

@@ -1,6 +1,6 @@
 // RunStore: the durable record of agent runs (issue 14), one SQLite file.
 //
-// Four tables. `runs`: one row per run (id = the trace's run_id, the app,
+// Five tables. `runs`: one row per run (id = the trace's run_id, the app,
 // the inputs that rebuild it, the model it used, its status, timestamps, and
 // its result once it ended). `checkpoints`: the latest RunState of each run,
 // without its conversation and steps, and how many checkpoints were taken;
@@ -9,9 +9,13 @@
 // per message; `steps`: one row per completed step (the trace's step
 // record). Both only grow at their end, so a checkpoint appends the rows that
 // are new and rewrites only the small rest: its cost does not grow with the
-// run. `runs show` reads steps without parsing a state. Every SaveCheckpoint
-// is one transaction: a run's state, its new rows and its `updated_at`
-// change together or not at all.
+// run. `runs show` reads steps without parsing a state. `events`: the run's
+// events (events.h) in order, each as the JSON line `--events` writes, but
+// for `model_delta` (streamed text fragments: many, and the whole text is in
+// the step); the recorder buffers them and they are appended in the next
+// checkpoint's (or the end's) transaction, never a commit of their own.
+// Every SaveCheckpoint is one transaction: a run's state, its new rows and
+// its `updated_at` change together or not at all.
 //
 // Durability. The file is in WAL mode with `synchronous=NORMAL`: a commit is
 // in the operating system's hands when SaveCheckpoint returns, so a killed
@@ -26,7 +30,8 @@
 // -shm files the database's mode). The inputs a caller stores must never
 // hold an API key.
 //
-// Schema. `PRAGMA user_version` is the schema version, `application_id`
+// Schema (version 2: version 1 without `events`). `PRAGMA user_version` is
+// the schema version, `application_id`
 // marks the file as a run store; Open() brings an older file up to date by
 // the steps of a migration table (run_store.cc) and refuses a newer one or a
 // database that is not a run store.
@@ -81,6 +86,17 @@ struct RunRecord {
   Json result;                    // null until the run ended
   int64_t steps = 0;              // steps stored (read only)
   int64_t checkpoints = 0;        // checkpoints taken (read only)
+  int64_t events = 0;             // events stored (read only)
+};
+
+// One stored event of a run (the `events` table).
+struct RunEvent {
+  int64_t seq = 0;           // 1, 2, ... within the run, across resumes; set by the store
+  std::string type;          // "tool_started", ... (EventTypeName)
+  int64_t step = 0;          // the event's step (0: before the first)
+  std::string tool_call_id;  // "" when the event is not about a call
+  double elapsed_ms = 0;     // the event's elapsed_ms (0 when it has none)
+  std::string json;          // the event as one `--events` line, without its newline
 };
 
 struct RunFilter {
@@ -102,7 +118,7 @@ struct PruneFilter {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating when allowed) the store at `path`, applying the schema's
   // migrations. InvalidArgument: an empty path, a folder; NotFound: missing
@@ -121,26 +137,30 @@ class RunStore {
   // InvalidArgument when the id is empty or already stored.
   Status CreateRun(const RunRecord& run, const RunState* first = nullptr);
   // Replaces the run's checkpoint with `state` (appending the messages and
-  // steps not stored yet) and sets the run's status (`running`, or
-  // `awaiting_approval` when a reviewer's partial decisions are stored); one
-  // transaction. NotFound when the run is not stored.
-  Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::string& status = "running");
-  // Records the end: status, result, updated_at, and the final trace's steps
-  // (replacing those stored: the end adds notes and the fallback step). The
-  // checkpoint and the conversation are dropped unless the status is
-  // `interrupted` or `awaiting_approval` (a pause: `runs approve` goes on
-  // from the checkpoint); nothing resumes an ended run, its steps and result stay.
-  // NotFound as above.
+  // steps not stored yet, and `events` after the run's last) and sets the
+  // run's status (`running`, or `awaiting_approval` when a reviewer's
+  // partial decisions are stored); one transaction. NotFound when the run
+  // is not stored.
+  Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events = {},
+                        const std::string& status = "running");
+  // Records the end: status, result, updated_at, the final trace's steps
+  // (replacing those stored: the end adds notes and the fallback step) and
+  // the last `events`. The checkpoint and the conversation are dropped
+  // unless the status is `interrupted` or `awaiting_approval` (a pause:
+  // `runs approve` goes on from the checkpoint); nothing resumes an ended
+  // run, its steps, events and result stay. NotFound as above.
   Status FinishRun(const std::string& run_id, const std::string& status, const Json& result,
-                   const std::vector<StepRecord>& steps);
+                   const std::vector<StepRecord>& steps, const std::vector<RunEvent>& events = {});
 
   // NotFound naming the id and the file when the run is not stored.
   Result<RunRecord> Get(const std::string& run_id) const;
   Result<std::vector<RunRecord>> List(const RunFilter& filter = {}) const;
   Result<std::vector<StepRecord>> Steps(const std::string& run_id) const;
+  // The run's stored events in order (none for an unknown run).
+  Result<std::vector<RunEvent>> Events(const std::string& run_id) const;
   // The run's latest checkpoint, nullopt when it has none.
   Result<std::optional<RunState>> LatestState(const std::string& run_id) const;
-  // Deletes the runs the filter selects (with their checkpoints and steps)
+  // Deletes the runs the filter selects (with their checkpoints, steps and events)
   // and returns their ids; with dry_run only returns them.
   Result<std::vector<std::string>> Prune(const PruneFilter& filter);
   // PRAGMA integrity_check: OK, or FailedPrecondition with its findings.

@@ -12,9 +12,9 @@
 #include <cstring>
 #include <utility>
 
+#include "core/sqlite_stmt.h"
 #include "core/text_util.h"
 #include "medreact/json.h"
-#include "tools/common/sqlite_stmt.h"
 
 namespace medreact {
 namespace {

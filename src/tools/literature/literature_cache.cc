@@ -13,8 +13,9 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/file_io.h"
+#include "core/sqlite_stmt.h"
 #include "core/time_util.h"
-#include "tools/common/sqlite_stmt.h"
 
 namespace medreact {
 namespace {
@@ -31,23 +32,6 @@ CREATE TABLE IF NOT EXISTS responses (
   fetched_at   TEXT NOT NULL
 );
 )sql";
-
-// Creates the missing folders of `dir`, each 0700.
-Status MakeFolders(const fs::path& dir, const std::string& path) {
-  std::vector<fs::path> missing;
-  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    struct stat st;
-    if (::stat(p.c_str(), &st) == 0) break;
-    missing.push_back(p);
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
-      return Status::Unavailable("cannot create the folder of the literature cache '" + path + "': " +
-                                 std::strerror(errno) + "; choose a writable cache path");
-    }
-  }
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -89,7 +73,9 @@ Result<std::string> DefaultLiteratureCachePath(const std::function<const char*(c
 
 Result<std::shared_ptr<LiteratureCache>> LiteratureCache::Open(const std::string& path) {
   if (path.empty()) return Status::InvalidArgument("the literature cache needs a file path");
-  if (Status s = MakeFolders(fs::path(path).parent_path(), path); !s.ok()) return s;
+  if (Status s = MakePrivateFolders(fs::path(path).parent_path().string()); !s.ok()) {
+    return Status::Unavailable(s.message() + " for the literature cache '" + path + "'; choose a writable cache path");
+  }
   // Created private before SQLite opens it (SQLite would use 0644).
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "core/file_io.h"
 #include "tools/rag/rag_index.h"
 
 namespace medreact {
@@ -96,18 +97,9 @@ Result<std::string> ReadCorpusFile(const CorpusFile& file, const std::string& co
 }
 
 Status PrepareCacheFolder(const fs::path& dir) {
-  std::vector<fs::path> missing;
-  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    struct stat st;
-    if (::lstat(p.c_str(), &st) == 0) break;
-    missing.push_back(p);
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
-      return Status::Unavailable("cannot create the RAG index folder '" + it->string() + "': " +
-                                 std::strerror(errno) + "; set XDG_CACHE_HOME to a writable folder or pass a "
-                                 "database path");
-    }
+  if (Status s = MakePrivateFolders(dir.string()); !s.ok()) {
+    return Status::Unavailable(s.message() +
+                               " for the RAG index; set XDG_CACHE_HOME to a writable folder or pass a database path");
   }
   for (const fs::path& own : {dir.parent_path(), dir}) {
     struct stat st;

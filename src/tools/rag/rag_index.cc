@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "tools/common/sqlite_stmt.h"
 #include "tools/rag/corpus_files.h"
 #include "tools/rag/embeddings.h"
+#include "core/sqlite_stmt.h"
 #include "core/text_util.h"
 
 namespace medreact {

@@ -1,10 +1,15 @@
 // Stmt: one prepared SQLite statement, finalised when it goes out of scope,
-// with the few bind and column calls medreact's stores use (the RAG index, the
-// research memory). Text and blobs are bound SQLITE_TRANSIENT (copied), so the
-// caller's buffers need not outlive the call. Not thread-safe: a statement
-// belongs to its connection's user.
-#ifndef MEDREACT_TOOLS_COMMON_SQLITE_STMT_H_
-#define MEDREACT_TOOLS_COMMON_SQLITE_STMT_H_
+// with the few bind and column calls medreact's SQLite files use (the run
+// store, the RAG index, the literature cache, the research memory). Text and
+// blobs are bound SQLITE_TRANSIENT (copied), so the caller's buffers need not
+// outlive the call. Not thread-safe: a statement belongs to its connection's
+// user.
+//
+// Header-only and in core so that every layer with a SQLite file (store,
+// tools, apps) shares this one copy; core itself does not link SQLite, the
+// targets that include this header do.
+#ifndef MEDREACT_CORE_SQLITE_STMT_H_
+#define MEDREACT_CORE_SQLITE_STMT_H_
 
 #include <sqlite3.h>
 
@@ -42,6 +47,7 @@ class Stmt {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
     return p ? std::string(p, sqlite3_column_bytes(stmt_, c)) : std::string();
   }
+  bool ColNull(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
   int64_t ColInt(int c) const { return sqlite3_column_int64(stmt_, c); }
   double ColDouble(int c) const { return sqlite3_column_double(stmt_, c); }
   std::string_view ColBlob(int c) const {
@@ -56,4 +62,4 @@ class Stmt {
 
 }  // namespace medreact
 
-#endif  // MEDREACT_TOOLS_COMMON_SQLITE_STMT_H_
+#endif  // MEDREACT_CORE_SQLITE_STMT_H_
