@@ -27,17 +27,21 @@
 
 #include "medreact/json.h"
 #include "store/run_store.h"
+#include "testing/event_log.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
 
 using testing::BackgroundCommand;
+using testing::CallIds;
+using testing::EventLines;
 using ::testing::HasSubstr;
 using testing::MockLlmProcess;
 using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
+using testing::WaitForEvent;
 
 const std::string kSource = MEDREACT_SOURCE_DIR;
 constexpr int kDelayMs = 150;
@@ -75,33 +79,6 @@ std::string ExtractScript() {
        Reply(Call("call_submit_1", "submit_extraction", {{"json", Extraction("Moderate")}})),  // sent back again
        Reply(Call("call_submit_2", "submit_extraction", {{"json", Extraction("moderate")}}))});
   return DumpJson(Json{{"select", "by_turn"}, {"responses", responses}});
-}
-
-std::vector<Json> EventLines(const std::string& path) {
-  std::vector<Json> out;
-  std::stringstream ss(ReadFileOrEmpty(path));
-  for (std::string line; std::getline(ss, line);) {
-    Result<Json> j = ParseJson(line);
-    if (j.ok()) out.push_back(std::move(*j));  // a line cut by the kill is not an event
-  }
-  return out;
-}
-
-std::set<std::string> CallIds(const std::vector<Json>& events, const std::string& type) {
-  std::set<std::string> ids;
-  for (const Json& e : events) {
-    if (StringOr(e, "type") == type) ids.insert(StringOr(e, "tool_call_id"));
-  }
-  return ids;
-}
-
-bool WaitFor(const std::string& path, const std::string& text, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ReadFileOrEmpty(path).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return false;
 }
 
 class ExtractStoreTest : public ::testing::Test {
@@ -199,7 +176,7 @@ TEST_F(ExtractStoreTest, KilledAtAnyPointTheResumedRunGivesTheUninterruptedResul
     const std::string out = dir_.File("out" + tag + ".json");
     const std::string first = dir_.File("first" + tag + ".jsonl");
     BackgroundCommand extract(Args(mock, store, out, first));
-    ASSERT_TRUE(WaitFor(first, "\"run_started\"", std::chrono::seconds(30)));
+    ASSERT_TRUE(WaitForEvent(first, "run_started", std::chrono::seconds(30)));
     std::this_thread::sleep_for(delay);
     extract.Signal(SIGKILL);
     testing::ProcessResult killed = extract.Wait();
@@ -262,7 +239,7 @@ TEST_F(ExtractStoreTest, AResumeRefusesANoteThatChanged) {
   ASSERT_TRUE(mock.ok());
   const std::string store = dir_.File("runs.sqlite");
   BackgroundCommand extract(Args(mock, store, dir_.File("out.json"), dir_.File("events.jsonl")));
-  ASSERT_TRUE(WaitFor(dir_.File("events.jsonl"), "\"tool_finished\"", std::chrono::seconds(30)));
+  ASSERT_TRUE(WaitForEvent(dir_.File("events.jsonl"), "tool_finished", std::chrono::seconds(30)));
   extract.Signal(SIGKILL);
   extract.Wait();
   const std::string id = StringOr(OnlyRun(store), "id");

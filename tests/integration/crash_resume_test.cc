@@ -24,17 +24,21 @@
 
 #include "medreact/json.h"
 #include "store/run_store.h"
+#include "testing/event_log.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BackgroundCommand;
+using testing::CallIds;
+using testing::EventLines;
+using ::testing::HasSubstr;
 using testing::MockLlmProcess;
 using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
+using testing::WaitForEvent;
 
 constexpr int kToolSteps = 6;
 constexpr int kDelayMs = 150;
@@ -56,36 +60,20 @@ std::string Script() {
   return DumpJson(Json{{"select", "by_turn"}, {"responses", responses}});
 }
 
-std::vector<Json> EventLines(const std::string& path) {
-  std::vector<Json> out;
-  std::stringstream ss(ReadFileOrEmpty(path));
-  for (std::string line; std::getline(ss, line);) {
-    Result<Json> j = ParseJson(line);
-    if (j.ok()) out.push_back(std::move(*j));  // a line cut by the kill is not an event
-  }
-  return out;
-}
-
-std::set<std::string> CallIds(const std::vector<Json>& events, const std::string& type) {
-  std::set<std::string> ids;
-  for (const Json& e : events) {
-    if (StringOr(e, "type") == type) ids.insert(StringOr(e, "tool_call_id"));
-  }
-  return ids;
-}
-
-bool WaitForEvent(const std::string& path, const std::string& type, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ReadFileOrEmpty(path).find("\"" + type + "\"") != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return false;
-}
-
 std::vector<std::string> ChatArgs(const MockLlmProcess& mock, const std::string& store, const std::string& events) {
-  return {MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--model", "mock", "--tools", "util",
-          "--store", store, "--events", events, "Add up the six products."};
+  return {MEDREACT_BINARY,
+          "chat",
+          "--llm-url",
+          mock.base_url(),
+          "--model",
+          "mock",
+          "--tools",
+          "util",
+          "--store",
+          store,
+          "--events",
+          events,
+          "Add up the six products."};
 }
 
 TEST(CrashResumeTest, KilledAtAnyPointTheRunResumesLosingNothingAndRunningNothingTwice) {
@@ -124,9 +112,8 @@ TEST(CrashResumeTest, KilledAtAnyPointTheRunResumesLosingNothingAndRunningNothin
     EXPECT_EQ(killed.term_signal, SIGKILL);
     EXPECT_EQ(StringOr((*runs)[0], "status"), "running");
 
-    testing::ProcessResult again =
-        RunCommand({MEDREACT_BINARY, "runs", "resume", id, "--store", store, "--events", dir.File("second.jsonl"),
-                    "--trace", dir.File("trace.json")});
+    testing::ProcessResult again = RunCommand({MEDREACT_BINARY, "runs", "resume", id, "--store", store, "--events",
+                                               dir.File("second.jsonl"), "--trace", dir.File("trace.json")});
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(again.out, std::string(kAnswer) + "\n");
     ++resumed;
@@ -187,9 +174,8 @@ TEST(RunsCommandTest, ListShowRefuseAFinishedRunAndPrune) {
   ASSERT_TRUE(mock.ok());
   TempDir dir;
   const std::string store = dir.File("runs.sqlite");
-  testing::ProcessResult chat = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--model",
-                                            "mock", "--api-key", "sk-secret-never-stored", "--store", store,
-                                            "What is 17*23?"});
+  testing::ProcessResult chat = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--model", "mock",
+                                            "--api-key", "sk-secret-never-stored", "--store", store, "What is 17*23?"});
   ASSERT_EQ(chat.exit_code, 0) << chat.err;
   EXPECT_EQ(ReadFileOrEmpty(store).find("sk-secret-never-stored"), std::string::npos);
 
@@ -226,8 +212,7 @@ TEST(RunsCommandTest, ListShowRefuseAFinishedRunAndPrune) {
   EXPECT_THAT(missing.err, HasSubstr("no run store at"));
   EXPECT_FALSE(std::filesystem::exists(dir.File("none.sqlite")));
 
-  testing::ProcessResult dry =
-      RunCommand({MEDREACT_BINARY, "runs", "prune", "--dry-run", "--json", "--store", store});
+  testing::ProcessResult dry = RunCommand({MEDREACT_BINARY, "runs", "prune", "--dry-run", "--json", "--store", store});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_EQ(ParseJson(dry.out).value()["runs"], Json::array({id}));
   testing::ProcessResult old = RunCommand({MEDREACT_BINARY, "runs", "prune", "--older-than", "1", "--store", store});
@@ -249,8 +234,8 @@ TEST(RunsCommandTest, ChatRecordsIntoTheDefaultStoreUnlessToldNotTo) {
                                           {{"XDG_DATA_HOME", dir.File("data")}});
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_FALSE(std::filesystem::exists(default_store));
-  testing::ProcessResult on = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "hi"},
-                                         {{"XDG_DATA_HOME", dir.File("data")}});
+  testing::ProcessResult on =
+      RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "hi"}, {{"XDG_DATA_HOME", dir.File("data")}});
   ASSERT_EQ(on.exit_code, 0) << on.err;
   ASSERT_TRUE(std::filesystem::exists(default_store));
   EXPECT_EQ(std::filesystem::status(default_store).permissions() & std::filesystem::perms::all,
@@ -265,13 +250,13 @@ TEST(RunsCommandTest, ChatRecordsIntoTheDefaultStoreUnlessToldNotTo) {
   EXPECT_EQ(ParseJson(list.out).value().size(), 1u);
   // A store the user named that cannot be opened stops the run before it starts.
   dir.Write("junk.sqlite", std::string(4096, 'x'));
-  testing::ProcessResult junk = RunCommand(
-      {MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--store", dir.File("junk.sqlite"), "hi"});
+  testing::ProcessResult junk =
+      RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--store", dir.File("junk.sqlite"), "hi"});
   EXPECT_EQ(junk.exit_code, 2);
   EXPECT_THAT(junk.err, HasSubstr("not a SQLite database"));
-  EXPECT_EQ(RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--no-store", "--store", "x", "hi"})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--no-store", "--store", "x", "hi"}).exit_code,
+      2);
 }
 
 }  // namespace

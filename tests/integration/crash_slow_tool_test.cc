@@ -23,6 +23,7 @@
 
 #include "medreact/json.h"
 #include "store/run_store.h"
+#include "testing/event_log.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -34,6 +35,7 @@ using testing::MockLlmProcess;
 using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
+using testing::WaitForEvent;
 
 constexpr char kAnswer[] = "One trial matched: NCT03425643.";
 
@@ -75,15 +77,6 @@ int Count(const std::vector<std::string>& lines, const std::string& type) {
   int n = 0;
   for (const std::string& l : lines) n += TypeOf(l) == type;
   return n;
-}
-
-bool WaitForEvent(const std::string& path, const std::string& type, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (ReadFileOrEmpty(path).find("\"" + type + "\"") != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return false;
 }
 
 int RouteRequests(const MockLlmProcess& mock, const std::string& path) {
