@@ -17,13 +17,59 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace medreact {
+
+// A connection's prepared statements by their SQL, for those run over and
+// over (the run store's checkpoint runs the same few several times a step:
+// parsing them each time was a fifth of SQLite's time there). Destroy it
+// before the connection is closed (it finalises them). Not thread-safe.
+class StmtCache {
+ public:
+  explicit StmtCache(sqlite3* db) : db_(db) {}
+  ~StmtCache() {
+    for (auto& [sql, stmt] : stmts_) sqlite3_finalize(stmt);
+  }
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+
+  // The statement for `sql`, prepared at its first use; null with `*rc` set
+  // when it cannot be prepared.
+  sqlite3_stmt* Get(const char* sql, int* rc) {
+    auto it = stmts_.find(sql);
+    if (it != stmts_.end()) {
+      *rc = SQLITE_OK;
+      return it->second;
+    }
+    sqlite3_stmt* stmt = nullptr;
+    *rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (*rc != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      return nullptr;
+    }
+    stmts_.emplace(sql, stmt);
+    return stmt;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> stmts_;
+};
 
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  // Borrows the cache's statement; gives it back reset and unbound.
+  Stmt(StmtCache& cache, const char* sql) : borrowed_(true) { stmt_ = cache.Get(sql, &rc_); }
+  ~Stmt() {
+    if (!borrowed_) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -58,6 +104,7 @@ class Stmt {
  private:
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
+  bool borrowed_ = false;
 };
 
 }  // namespace medreact

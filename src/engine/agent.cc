@@ -99,12 +99,14 @@ class Agent::Loop {
     return answer_rejections_ < options_.max_answer_retries && step_ < options_.max_steps && !OutOfTime() &&
            !agent_.cancel_.cancelled();
   }
-  RunState Snapshot(RunState::Phase phase, StepOutcome outcome) const;
+  // The loop's state for a checkpoint, in ckpt_ (brought up to date, not
+  // rebuilt: see ckpt_). Valid until the next Snapshot or InTurnState.
+  const RunState& Snapshot(RunState::Phase phase, StepOutcome outcome);
   void Checkpoint(StepOutcome outcome);
   void CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
                         const std::map<size_t, ToolResultRecord>& results);
-  RunState InTurnState(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
-                       const std::map<size_t, ToolResultRecord>& results) const;
+  const RunState& InTurnState(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
+                              const std::map<size_t, ToolResultRecord>& results);
   void Conclude(RunStatus status, const std::string& reason, bool synthesize);
   void Synthesize(const std::string& reason);
   // The request for the next model call. Without windowing the history is
@@ -160,6 +162,13 @@ class Agent::Loop {
   std::vector<std::string> awaiting_;
   std::string awaiting_reason_;
   std::optional<RunState> paused_;  // the state a pause for approval left
+  // The state the checkpoints hand out, brought up to date by appending:
+  // the conversation and the trace's steps only grow at their end, so
+  // copying them whole for each of a step's four or more checkpoints made a
+  // checkpoint's cost grow with the run's length. An edit in place (the
+  // reviewer's arguments) sets ckpt_resync_ for one whole copy.
+  RunState ckpt_;
+  bool ckpt_resync_ = false;
 };
 
 RunResult Agent::Run(const RunRequest& request) { return Once("Agent::Run", request, nullptr); }
@@ -557,10 +566,39 @@ bool Agent::Loop::TakeAnswerBlock(const std::string& text, Json* fields, std::st
   return false;
 }
 
-RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const {
-  RunState s;
+// Appends to `to` what `from` has past its end; copies it whole when `to`
+// is longer (a list cut back) or `whole`.
+template <typename T>
+void CatchUp(std::vector<T>& to, const std::vector<T>& from, bool whole) {
+  if (whole || to.size() > from.size()) {
+    to = from;
+    return;
+  }
+  to.insert(to.end(), from.begin() + static_cast<std::ptrdiff_t>(to.size()), from.end());
+}
+
+const RunState& Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) {
+  RunState& s = ckpt_;
   s.phase = phase;
-  s.messages = messages_;
+  CatchUp(s.messages, messages_, ckpt_resync_);
+  {
+    // The trace's header, copied without its steps; then the steps caught up.
+    std::vector<StepRecord> kept = std::move(s.trace.steps);
+    std::vector<StepRecord> own = std::move(trace_.steps);
+    s.trace = trace_;
+    trace_.steps = std::move(own);
+    s.trace.steps = std::move(kept);
+    CatchUp(s.trace.steps, trace_.steps, ckpt_resync_);
+  }
+  ckpt_resync_ = false;
+  s.turn = Message();
+  s.turn_record = StepRecord();
+  s.turn_results.clear();
+  s.awaiting_approval.clear();
+  s.approvals.clear();
+  s.outcome.clear();
+  s.limit_status.clear();
+  s.limit_reason.clear();
   s.step = step_;
   s.tool_calls = tool_calls_made_;
   s.usage = usage_;
@@ -585,7 +623,6 @@ RunState Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome) const
   s.answer_rejections = answer_rejections_;
   s.answer_accepted = answer_accepted_;
   s.answer_feedback = answer_feedback_;
-  s.trace = trace_;
   return s;
 }
 
@@ -600,16 +637,18 @@ void Agent::Loop::Checkpoint(StepOutcome outcome) {
 
 void Agent::Loop::CheckpointInTurn(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
                                    const std::map<size_t, ToolResultRecord>& results) {
-  RunState s = InTurnState(turn, rec, step_start, results);
+  const RunState& s = InTurnState(turn, rec, step_start, results);
   try {
     options_.on_checkpoint(s);
   } catch (...) {
   }
 }
 
-RunState Agent::Loop::InTurnState(const Message& turn, const StepRecord& rec, SteadyClock::time_point step_start,
-                                  const std::map<size_t, ToolResultRecord>& results) const {
-  RunState s = Snapshot(RunState::Phase::kInTurn, StepOutcome::kContinue);
+const RunState& Agent::Loop::InTurnState(const Message& turn, const StepRecord& rec,
+                                         SteadyClock::time_point step_start,
+                                         const std::map<size_t, ToolResultRecord>& results) {
+  RunState& s = ckpt_;
+  Snapshot(RunState::Phase::kInTurn, StepOutcome::kContinue);
   s.turn = turn;
   s.turn_record = rec;
   s.turn_record.elapsed_ms = MsSince(step_start);
@@ -734,6 +773,7 @@ std::vector<std::string> Agent::Loop::DecideApprovals(Message& assistant, StepRe
       call.arguments = d.arguments;
       if (i < rec.assistant.tool_calls.size()) rec.assistant.tool_calls[i].arguments = d.arguments;
       // The conversation shows what ran: the turn is the last assistant message.
+      ckpt_resync_ = true;  // an edit in place: the next checkpoint copies the conversation whole
       for (auto m = messages_.rbegin(); m != messages_.rend(); ++m) {
         if (m->role != Role::kAssistant) continue;
         if (i < m->tool_calls.size() && m->tool_calls[i].id == call.id) m->tool_calls[i].arguments = d.arguments;

@@ -105,8 +105,16 @@ struct RunStore::Db {
   std::string path;
   sqlite3* db = nullptr;
   int wal_pages = 0;  // after the last commit (the WAL hook)
+  // The statements a checkpoint runs, prepared once (Cached()).
+  mutable std::unique_ptr<StmtCache> cache;
   ~Db() {
+    cache.reset();  // finalised before the connection closes
     if (db) sqlite3_close(db);
+  }
+
+  StmtCache& Cached() const {
+    if (!cache) cache = std::make_unique<StmtCache>(db);
+    return *cache;
   }
 
   std::string Where() const { return "run store '" + path + "'"; }
@@ -220,7 +228,7 @@ struct RunStore::Db {
 
   // Marks the run updated; NotFound when it is not stored.
   Status Touch(const std::string& run_id, const std::string& status, const std::string& now) const {
-    Stmt s(db, "UPDATE runs SET status = ?2, updated_at = ?3 WHERE id = ?1");
+    Stmt s(Cached(), "UPDATE runs SET status = ?2, updated_at = ?3 WHERE id = ?1");
     if (!s.ok()) return Error("preparing a statement");
     s.Text(1, run_id);
     s.Text(2, status);
@@ -246,7 +254,7 @@ struct RunStore::Db {
         !s.ok()) {
       return s;
     }
-    Stmt s(db,
+    Stmt s(Cached(),
            "INSERT INTO checkpoints(run_id, seq, phase, step, messages, steps, state, saved_at) "
            "VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7) "
            "ON CONFLICT(run_id) DO UPDATE SET seq = seq + 1, phase = excluded.phase, step = excluded.step, "
@@ -271,8 +279,10 @@ struct RunStore::Db {
   Status SyncRows(const std::string& table, const std::string& run_id, int64_t size,
                   const std::function<std::string(size_t)>& text) const {
     const bool is_steps = table == "steps";
-    Result<int64_t> stored = Count(is_steps ? "SELECT count(*) FROM steps WHERE run_id = ?1"
-                                            : "SELECT count(*) FROM messages WHERE run_id = ?1",
+    // Rows are numbered 1..n, so the largest is the count (found in the
+    // key's index, where count(*) would walk every row of the run).
+    Result<int64_t> stored = Count(is_steps ? "SELECT COALESCE(MAX(idx), 0) FROM steps WHERE run_id = ?1"
+                                            : "SELECT COALESCE(MAX(idx), 0) FROM messages WHERE run_id = ?1",
                                    run_id);
     if (!stored.ok()) return stored.status();
     if (*stored > size) {
@@ -285,8 +295,8 @@ struct RunStore::Db {
       *stored = size;
     }
     if (*stored == size) return Status::OK();
-    Stmt add(db, is_steps ? "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)"
-                          : "INSERT OR REPLACE INTO messages(run_id, idx, message) VALUES (?1, ?2, ?3)");
+    Stmt add(Cached(), is_steps ? "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)"
+                                : "INSERT OR REPLACE INTO messages(run_id, idx, message) VALUES (?1, ?2, ?3)");
     if (!add.ok()) return Error("preparing a statement");
     for (int64_t i = *stored; i < size; ++i) {
       add.Reset();
@@ -304,7 +314,7 @@ struct RunStore::Db {
     if (events.empty()) return Status::OK();
     Result<int64_t> last = Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
     if (!last.ok()) return last.status();
-    Stmt add(db,
+    Stmt add(Cached(),
              "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event) "
              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     if (!add.ok()) return Error("preparing a statement");
@@ -325,7 +335,7 @@ struct RunStore::Db {
 
   // A count of one run's rows.
   Result<int64_t> Count(const char* sql, const std::string& run_id) const {
-    Stmt s(db, sql);
+    Stmt s(Cached(), sql);
     if (!s.ok()) return Error("preparing a statement");
     s.Text(1, run_id);
     if (s.Step() != SQLITE_ROW) return Error("counting rows");
