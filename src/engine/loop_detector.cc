@@ -1,13 +1,33 @@
 #include "engine/loop_detector.h"
 
+#include <cstdint>
+#include <string_view>
+
 #include "medreact/json.h"
 
 namespace medreact {
 namespace {
 
+// 64-bit FNV-1a as 16 hex digits. The detector's memory is part of every
+// checkpoint (RunState::loop_counts), four or more a step: keyed by the
+// whole arguments or reply text it grew by kilobytes a step; a digest keeps
+// each key small. (A collision would only count two different calls as one:
+// at 64 bits, not in any run's lifetime.)
+std::string Digest(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = kHex[h & 0xf];
+  return out;
+}
+
 std::string CallFingerprint(const ToolCall& call) {
   auto parsed = ParseJson(call.arguments);
-  return "call:" + call.name + ":" + (parsed.ok() ? CanonicalJson(*parsed) : call.arguments);
+  return "call:" + call.name + ":" + Digest(parsed.ok() ? CanonicalJson(*parsed) : call.arguments);
 }
 
 }  // namespace
@@ -20,7 +40,7 @@ LoopDetector::Verdict LoopDetector::Observe(const Message& assistant, std::strin
                           "the tool call '" + call.name + "' with the same arguments");
     }
   } else {
-    prints.emplace_back("text:" + assistant.content, "the same reply");
+    prints.emplace_back("text:" + Digest(assistant.content), "the same reply");
   }
   Verdict verdict = Verdict::kOk;
   for (const auto& [print, description] : prints) {
