@@ -56,6 +56,17 @@ Json RecordJson(const RunRecord& r) {
               {"model", r.model},     {"inputs", r.inputs},    {"result", r.result},     {"events", r.events}};
 }
 
+// What the run was asked, as the app stored it: the message (chat, cxr,
+// research), the findings (triage) or the note's path (extract).
+std::string TaskLine(const Json& inputs) {
+  for (const auto& [key, label] : {std::pair{"message", "message:  "}, std::pair{"findings", "findings: "},
+                                   std::pair{"note", "note:     "}}) {
+    const std::string text = StringOr(inputs, key);
+    if (!text.empty()) return label + Preview(text, 200);
+  }
+  return "message:  (none stored)";
+}
+
 std::string ModelName(const RunRecord& r) {
   std::string name = StringOr(r.model, "name");
   return Printable(name.empty() ? StringOr(r.model, "url") : name);
@@ -161,7 +172,7 @@ int RunShow(const ShowFlags& flags) {
             << "model:    " << ModelName(r) << " (" << Printable(StringOr(r.model, "protocol")) << ")\n"
             << "created:  " << r.created_at << ", updated " << r.updated_at << "\n"
             << "steps:    " << r.steps << ", checkpoints " << r.checkpoints << ", events " << r.events << "\n"
-            << "message:  " << Preview(StringOr(r.inputs, "message"), 200) << "\n";
+            << TaskLine(r.inputs) << "\n";
   if (r.result.is_object()) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
     const std::string error = StringOr(r.result, "error");
