@@ -13,12 +13,28 @@ BUILD_DIR ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Why each package is here: see README.md, "Dependencies".
-DEPS := g++ cmake ninja-build pkg-config make \
-        nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
-        libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
-        libgtest-dev libgmock-dev libbenchmark-dev \
-        libdcmtk-dev libpng-dev libjpeg62-turbo-dev
+# Why each package is here: see README.md, "Dependencies". RUN_DEPS build what
+# `make run` runs (medreact and the scripted model server); TEST_DEPS add the
+# test and benchmark frameworks.
+RUN_DEPS  := g++ cmake ninja-build pkg-config make ccache \
+             nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
+             libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
+             libdcmtk-dev libpng-dev libjpeg62-turbo-dev
+TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev
+DEPS      := $(RUN_DEPS) $(TEST_DEPS)
+# The binaries `make run` runs; `make build` builds every target.
+RUN_TARGETS := medreact medreact-mock-llm
+
+# ccache: a rebuild of unchanged sources, in this folder or in another clone
+# (CI's fresh checkout), is a cache hit. base_dir makes the paths relative, so
+# another folder hashes the same; hash_dir off keeps the folder out of the hash
+# (debug info then names the folder that filled the cache); the sloppiness
+# lets it cache files compiled with the precompiled header.
+export CCACHE_BASEDIR    := $(CURDIR)
+export CCACHE_NOHASHDIR  := 1
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
+CCACHE := $(shell command -v ccache 2>/dev/null)
+LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 # The sanitizer/fuzzing build: clang with its sanitizer and libFuzzer runtimes,
 # llvm for llvm-symbolizer (readable stacks), jq to cut seed corpora from fixtures.
 SANITIZE_DEPS := clang libclang-rt-14-dev llvm jq
@@ -37,7 +53,7 @@ SANITIZE_ENV  := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:check_i
                  LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
                  ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer
 
-.PHONY: all deps configure build test run bench clean \
+.PHONY: all deps deps-run configure configure-run build build-run test run bench clean \
         deps-sanitize build-sanitize test-sanitize fuzz-corpus fuzz-smoke fuzz
 
 all: build
@@ -57,22 +73,33 @@ endef
 deps:
 	$(call apt_install,$(DEPS))
 
+deps-run:
+	$(call apt_install,$(RUN_DEPS))
+
 # -g1: line tables and function names (backtraces, profiles) without the
 # variables' debug info, which is most of the compile and link time of -g.
 # Configure a build dir of your own with -g for a debugger.
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LAUNCHER) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD_DIR)/build.ninja
 
+# Without GoogleTest and Benchmark installed the tests and benchmarks are not
+# configured (CMake finds neither); `make test` installs them and re-configures.
+configure-run: deps-run $(BUILD_DIR)/build.ninja
+
 build: configure
+	@if [ -f $(BUILD_DIR)/tests-not-configured ]; then cmake $(BUILD_DIR) >/dev/null; fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+build-run: configure-run
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(RUN_TARGETS)
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 
-run: build
+run: build-run
 	@bash examples/run.sh $(BUILD_DIR)
 	@bash examples/research/run.sh $(BUILD_DIR)
 	@bash examples/cxr/run.sh $(BUILD_DIR)
@@ -91,7 +118,7 @@ deps-sanitize: deps
 # -O1 without NDEBUG: asserts (nlohmann's included) stay on; line tables are
 # all a sanitizer report needs for file:line. No benchmark binary.
 $(SANITIZE_DIR)/build.ninja:
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" $(LAUNCHER) \
 	  -DCMAKE_CXX_COMPILER=clang++ \
 	  -DMEDREACT_SANITIZE=ON -DMEDREACT_FUZZ=ON -DMEDREACT_BENCH=OFF
 
