@@ -10,6 +10,7 @@
 // client, libcurl and the kernel's loopback work on our side.
 //
 //   BM_WarmRun           3 model calls + 2 tool calls per run
+//   BM_WarmRunStored     the same, every checkpoint and event in a run store
 //   BM_ModelWait/delay   a one-call run whose answer the server delays
 //                        `delay` ms: (CPU at 5000 - CPU at 1000) / 4 is the
 //                        CPU of one second spent waiting for a model (the
@@ -47,6 +48,8 @@
 
 #include "medreact/agent.h"
 #include "medreact/openai.h"
+#include "store/run_recorder.h"
+#include "store/run_store.h"
 #include "tools/util/util_pack.h"
 
 extern char** environ;
@@ -188,6 +191,39 @@ void BM_WarmRun(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_WarmRun)->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+
+// The same runs recorded in a run store, as a server records every run: a
+// RunRecorder per run (its checkpoints and events, and the end), one store
+// (one SQLite connection) for the process, in a fresh file.
+void BM_WarmRunStored(benchmark::State& state) {
+  const Json script = {{"select", "by_turn"},
+                       {"responses", Json::array({ToolTurn("call_1", "calculator", {{"expression", "17 * 23"}}),
+                                                  ToolTurn("call_2", "current_time", Json::object()),
+                                                  AnswerTurn()})}};
+  MockServerProcess server(script);
+  if (!server.error().empty()) return state.SkipWithError(server.error().c_str());
+  auto model = ClientFor(server);
+  auto registry = std::make_shared<ToolRegistry>();
+  (void)RegisterUtilPack(*registry);
+  const fs::path dir = fs::temp_directory_path() / ("medreact-warm-store-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open((dir / "runs.sqlite").string());
+  if (!opened.ok()) return state.SkipWithError(opened.status().ToString().c_str());
+  std::shared_ptr<RunStore> store = std::move(*opened);
+  MeasureRuns(state, [&] {
+    RunRecorder recorder(store, {.app = "chat", .inputs = Json{{"message", "bench"}}}, nullptr);
+    AgentOptions options{.max_steps = 5};
+    options.on_checkpoint = recorder.Hook();
+    options.on_event = recorder.Events(nullptr);
+    Agent agent(model, registry, options);
+    RunResult r = agent.Run({.message = "What is 17 * 23, and what time is it?"});
+    recorder.Finish(r, false);
+    return r;
+  });
+  store.reset();
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_WarmRunStored)->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMicrosecond)->MinTime(2.0);
 
 void BM_ModelWait(benchmark::State& state) {
   const int delay_ms = static_cast<int>(state.range(0));

@@ -3,7 +3,7 @@
 # Each file under src/<layer>/ and each public header include/medreact/<h>.h
 # may include, with #include "...", only headers of its own layer and of the
 # layers below it:
-#   core ← llm ← engine ← tools ← apps ← cli
+#   core ← llm ← engine ← tools ← apps ← service ← cli
 #                engine ← store ← apps
 # (store, the durable run store, is over engine and under apps and cli; tools
 # never need it) and beside the stack: eval (over tools) and mockllm (over
@@ -29,11 +29,12 @@ set(MAY_engine core llm engine)
 set(MAY_store core llm engine store)
 set(MAY_tools core llm engine tools)
 set(MAY_apps core llm engine store tools apps)
+set(MAY_service core llm engine store tools apps service)
 set(MAY_eval core llm engine tools eval)
 set(MAY_mockllm core mockllm)
-set(MAY_cli core llm engine store tools apps eval cli)
+set(MAY_cli core llm engine store tools apps service eval cli)
 
-set(KNOWN_LAYERS core llm engine store tools apps eval mockllm cli)
+set(KNOWN_LAYERS core llm engine store tools apps service eval mockllm cli)
 
 # The layer of an #include "..." target, or "" when it is not one of ours.
 function(layer_of_include path out)

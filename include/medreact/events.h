@@ -28,7 +28,8 @@ enum class EventType {
   kRunFinished,       // text: answer, data: {"status", "steps"}
   kError,             // text: message (model failure, nudges are not errors)
   kGraphTransition,   // step: the graph step, data: GraphTransition JSON (graph.h) — graph-run apps only
-  kApproval,          // step, tool_name, tool_call_id, data: {"decision": "awaiting"|"approved"|"edited"|"rejected"}
+  kApproval,          // step, tool_name, tool_call_id, data: {"decision": "awaiting"|"approved"|"edited"|
+                      // "rejected"}, and once decided "reviewer", "decided_at" and a rejection's "reason"
 };
 
 const char* EventTypeName(EventType type);  // "run_started", "model_request", ...

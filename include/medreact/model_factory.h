@@ -22,6 +22,7 @@
 
 #include "medreact/http.h"
 #include "medreact/model.h"
+#include "medreact/openai.h"
 #include "medreact/status.h"
 
 namespace medreact {
@@ -36,6 +37,9 @@ struct ModelConfig {
   // The context window in tokens when known (--context-size); 0: ask a
   // llama.cpp server (/props), else unknown. Default: 0
   int context_tokens = 0;
+  // Where the context size a server reports is kept (the run store's), so
+  // it is asked once per server and model. Default: nullptr (once per process)
+  std::shared_ptr<ContextSizeCache> context_cache;
   std::shared_ptr<HttpTransport> transport;  // Default: libcurl (tests inject one)
 };
 

@@ -22,12 +22,25 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "medreact/http.h"
 #include "medreact/model.h"
 
 namespace medreact {
+
+// Context sizes learned from model servers, kept across runs and processes
+// (the run store keeps one), so a server is asked once per model, not
+// before every run. Thread-safe implementations only.
+class ContextSizeCache {
+ public:
+  virtual ~ContextSizeCache() = default;
+  // The size stored for (base URL, model): nullopt when never asked, 0 when
+  // the server did not say (not llama.cpp: it is not asked again).
+  virtual std::optional<int64_t> Get(const std::string& base_url, const std::string& model) = 0;
+  virtual void Put(const std::string& base_url, const std::string& model, int64_t tokens) = 0;
+};
 
 struct OpenAIOptions {
   std::string base_url;        // e.g. "http://127.0.0.1:8000/v1"; "/chat/completions" is appended
@@ -48,6 +61,9 @@ struct OpenAIOptions {
   // (default_generation_settings.n_ctx). Other servers answer 404 and the
   // window stays unknown. Default: false (the model factory turns it on).
   bool probe_context = false;
+  // Where a probe's answer is kept (and looked up first). Default: nullptr
+  // = asked once per process
+  std::shared_ptr<ContextSizeCache> context_cache;
   std::shared_ptr<HttpTransport> transport;  // Default: nullptr = libcurl
   // How to wait between retries; tests inject a recorder. Default: sleep, waking on cancel.
   std::function<void(Millis)> sleep;

@@ -37,6 +37,8 @@ struct ApprovalDecision {
   bool approved = false;
   std::string arguments;  // approved: the reviewer's arguments (JSON text); "" = as the model called it
   std::string reason;     // rejected: why, shown to the model; may be empty
+  std::string reviewer;   // who decided (the front end's identity for the person: an OS user, an account); may be empty
+  std::string decided_at; // when (ISO 8601 UTC, to the millisecond); may be empty
 };
 
 struct RunState {

@@ -1,11 +1,15 @@
 #include "cli/approval_flags.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "apps/common/approval_policy.h"
 #include "core/text_util.h"
+#include "store/run_store.h"
 
 namespace medreact::cli {
 namespace {
@@ -17,6 +21,9 @@ bool ReadLine(std::istream& in, std::string* line) {
   *line = Trim(*line);
   return true;
 }
+
+std::optional<ApprovalDecision> AskOnTerminal(const std::shared_ptr<const ToolRegistry>& tools, const ToolCall& call,
+                                              const ToolSpec& spec, std::istream& in, std::ostream& out);
 
 }  // namespace
 
@@ -59,6 +66,27 @@ std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)>
     const std::string& prompt, std::shared_ptr<const ToolRegistry> tools, std::istream& in, std::ostream& out) {
   if (!PromptsOnTerminal(prompt)) return nullptr;
   return [tools, &in, &out](const ToolCall& call, const ToolSpec& spec) -> std::optional<ApprovalDecision> {
+    std::optional<ApprovalDecision> d = AskOnTerminal(tools, call, spec, in, out);
+    if (d) {
+      d->reviewer = OsUserName();
+      d->decided_at = StoreTimestampMillis(std::chrono::system_clock::now());
+    }
+    return d;
+  };
+}
+
+std::string OsUserName() {
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw && pw->pw_name && *pw->pw_name) return pw->pw_name;
+  if (const char* user = std::getenv("USER"); user && *user) return user;
+  return "uid " + std::to_string(::geteuid());
+}
+
+namespace {
+
+// One decision asked on the terminal; nullopt: later.
+std::optional<ApprovalDecision> AskOnTerminal(const std::shared_ptr<const ToolRegistry>& tools, const ToolCall& call,
+                                              const ToolSpec& spec, std::istream& in, std::ostream& out) {
+  {
     out << "\nThe agent wants to run " << Printable(spec.name) << " (call " << Printable(call.id)
         << ") with arguments:\n  " << Preview(call.arguments, 4000) << "\n";
     for (int tries = 0; tries < kMaxTries; ++tries) {
@@ -86,8 +114,10 @@ std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)>
     }
     out << "Left for later.\n";
     return std::nullopt;
-  };
+  }
 }
+
+}  // namespace
 
 Status ApplyApproval(const std::vector<std::string>& rules, const std::string& prompt,
                      std::shared_ptr<const ToolRegistry> tools, const std::map<std::string, std::string>& tool_packs,

@@ -51,8 +51,12 @@ Result<std::vector<std::string>> ApprovalRules(const ApprovalFlags& flags);
 // Whether `prompt` asks on the terminal for this process.
 bool PromptsOnTerminal(const std::string& prompt);
 
+// The reviewer's identity the CLI stores with a decision: the OS user.
+std::string OsUserName();
+
 // The terminal approver for AgentOptions::approve, reading `in` and writing
 // to `out`; `tools` checks edited arguments. Null when `prompt` does not ask.
+// Its decisions carry the OS user and the time.
 std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> TerminalApprover(
     const std::string& prompt, std::shared_ptr<const ToolRegistry> tools, std::istream& in, std::ostream& out);
 

@@ -7,6 +7,8 @@
 // never carry the message text. --image files (PNG, JPEG, DICOM) go through
 // an ImageStore: read, checked, downscaled and encoded once before the run,
 // then sent as image parts of the user turn (a vision model is required).
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -23,6 +25,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "cli/store_flags.h"
+#include "service/run_service.h"
 #include "tools/imaging/image_store.h"
 
 namespace medreact::cli {
@@ -49,6 +52,7 @@ struct ChatFlags {
   bool stream = false;
   bool json = false;
   bool verbose = false;
+  bool interactive = false;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   std::string trace_path;
@@ -71,6 +75,10 @@ int RunChatCommand(const ChatFlags& flags) {
     if (!text.ok()) return fail(text.status().message());
     message = *text;
   }
+  if (flags.interactive && IsBlank(message)) {  // the first question from stdin too
+    if (isatty(STDIN_FILENO) != 0) std::cerr << "Question (empty line or 'exit' to stop): ";
+    if (!std::getline(std::cin, message)) message.clear();
+  }
   if (IsBlank(message)) return fail("the message is empty: give MESSAGE or --message-file FILE");
   const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                            .verbose = flags.verbose, .stream = flags.stream};
@@ -89,42 +97,19 @@ int RunChatCommand(const ChatFlags& flags) {
   }
   Result<std::vector<std::string>> approval_rules = ApprovalRules(flags.approval);
   if (!approval_rules.ok()) return fail(approval_rules.status().message());
-  std::map<std::string, std::string> tool_packs;
-  Result<std::shared_ptr<ToolRegistry>> tools =
-      ChatTools(SplitPackList(flags.tools),
-                {.fhir_path = flags.fhir_path, .as_of = flags.as_of, .corpus_dir = flags.corpus_dir,
-                 .extras_path = flags.extras_path,
-                 .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }},
-                &tool_packs);
-  if (!tools.ok()) return fail(tools.status().message());
-  Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model);
-  if (!model.ok()) return fail(model.status().message());
-  if (!request.images.empty() && !(*model)->capabilities().images) {
-    return fail("model '" + (*model)->name() + "' (protocol " + (*model)->protocol() +
-                ") cannot take images: --image needs a vision model on an OpenAI-compatible server "
-                "(--llm-url, --protocol native; e.g. a LLaVA, Qwen-VL or MedGemma model in vLLM, llama-server "
-                "with its --mmproj projector, or Ollama)");
-  }
-
-  AgentOptions options;
+  service::ChatStart start{.inputs = {.message = message,
+                                      .packs = SplitPackList(flags.tools),
+                                      .context = {.fhir_path = flags.fhir_path, .as_of = flags.as_of,
+                                                  .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path},
+                                      .require_approval = *approval_rules},
+                           .model = ModelSettingsOf(flags.model),
+                           .images = std::move(request.images)};
+  AgentOptions& options = start.inputs.options;
   if (!flags.system_file.empty()) {
     Result<std::string> text = ReadInputFile(flags.system_file, "system prompt");
     if (!text.ok()) return fail(text.status().message());
     options.system_prompt = *text;
   }
-  if (Status s = ApplyApproval(*approval_rules, flags.approval.prompt, *tools, tool_packs, options); !s.ok()) {
-    return fail(s.message());
-  }
-  Result<std::shared_ptr<RunStore>> store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; });
-  if (!store.ok()) return fail(store.status().message());
-  if (options.needs_approval && !*store && !options.approve) {
-    return fail("calls that wait for approval need a run store to wait in (or --approval-prompt always to decide "
-                "them here): drop --no-store");
-  }
-  // Last: the event log is created only once nothing can be refused any more.
-  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
-  if (!reporter.ok()) return fail(reporter.status().message());
   options.max_steps = flags.max_steps;
   options.timeout = SecondsToMillis(flags.timeout_s);
   options.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
@@ -134,32 +119,57 @@ int RunChatCommand(const ChatFlags& flags) {
   options.stream = flags.stream;
   options.temperature = flags.temperature;
   options.max_tokens = flags.max_tokens;
-  options.cancel = InstallInterruptHandlers();
-  options.on_event = (*reporter)->sink();
+  auto warn = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; };
   // The run store: a checkpoint after every step and tool call (medreact runs resume).
-  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
-      *store,
-      {.app = "chat",
-       .inputs = ChatInputsToJson({.message = message, .packs = SplitPackList(flags.tools),
-                                   .context = {.fhir_path = flags.fhir_path, .as_of = flags.as_of,
-                                               .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path},
-                                   .options = options,
-                                   .require_approval = *approval_rules}),
-       .model = StoredModelJson(flags.model)},
-      std::cerr, "medreact chat");
-  if (recorder) {
-    options.on_checkpoint = recorder->Hook();
-    options.on_event = recorder->Events(std::move(options.on_event));  // the store's copy, then --events etc.
+  Result<std::shared_ptr<RunStore>> store = OpenStoreForRun(flags.store, warn);
+  if (!store.ok()) return fail(store.status().message());
+  service::RunService runs(*store);
+  // The terminal approver checks an edit against the run's tools' schemas.
+  std::shared_ptr<const ToolRegistry> tools;
+  if (!approval_rules->empty()) {
+    Result<std::shared_ptr<ToolRegistry>> built = ChatTools(start.inputs.packs, start.inputs.context);
+    if (!built.ok()) return fail(built.status().message());
+    tools = std::move(*built);
   }
-
-  RunResult result = RunChat(*model, *tools, std::move(request), options);
-  FinishRecordedRun(recorder.get(), result, std::cerr, "medreact chat");
-
-  if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
-    std::cerr << "medreact chat: " << s.message() << "\n";
-    return ExitCodeAfterInterrupt(kExitRunFailed);
+  service::RunHooks hooks{
+      .cancel = InstallInterruptHandlers(),
+      .approve = tools ? TerminalApprover(flags.approval.prompt, tools, std::cin, std::cerr) : nullptr,
+      .warn = warn};
+  const service::ChatStart follow_up_template = start;  // settings for the conversation's next turns
+  // Every check (tools, model, images, rules) before any work.
+  Result<std::unique_ptr<service::PreparedChat>> prepared = runs.PrepareChat(std::move(start), hooks);
+  if (!prepared.ok()) return fail(SettingsAsFlags(prepared.status().message()));
+  // Last: the event log is created only once nothing can be refused any more.
+  Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
+  if (!reporter.ok()) return fail(reporter.status().message());
+  hooks.on_event = (*reporter)->sink();
+  // One run per turn; with --interactive the next turn is read from stdin and
+  // carries the conversation so far (a follow-up, or the answer to the
+  // model's clarifying question).
+  for (int turn = 1;; ++turn) {
+    Result<service::RunOutcome> out = runs.RunPrepared(std::move(*prepared), hooks);
+    if (!out.ok()) return fail(SettingsAsFlags(out.status().message()));
+    if (out->status == "interrupted" && out->stored) {
+      std::cerr << "medreact chat: the run was interrupted; go on with it with 'medreact runs resume " << out->run_id
+                << "'\n";
+    }
+    if (Status s = (*reporter)->WriteTrace(out->result.trace); !s.ok()) {
+      std::cerr << "medreact chat: " << s.message() << "\n";
+      return ExitCodeAfterInterrupt(kExitRunFailed);
+    }
+    const int code = ReportChatResult(out->result, flags.json, out->stored, "medreact chat");
+    std::cout << std::flush;
+    if (!flags.interactive || code == kExitAwaitingApproval || hooks.cancel.cancelled()) return code;
+    std::string next;
+    if (isatty(STDIN_FILENO) != 0) std::cerr << "> ";
+    if (!std::getline(std::cin, next) || IsBlank(next) || next == "exit" || next == "quit") return code;
+    service::ChatStart follow = follow_up_template;
+    follow.inputs.message = next;
+    follow.images.clear();  // the first turn's images are in the history
+    follow.history = std::move(out->result.messages);
+    prepared = runs.PrepareChat(std::move(follow), hooks);
+    if (!prepared.ok()) return fail(SettingsAsFlags(prepared.status().message()));
   }
-  return ReportChatResult(result, flags.json, recorder != nullptr, "medreact chat");
 }
 
 }  // namespace
@@ -200,6 +210,10 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
       ->check(FiniteRange(0, 2, "temperature units"));
   chat->add_option("--max-tokens", flags->max_tokens, "max tokens per model turn")
       ->check(CLI::Range(1, 10'000'000));
+  chat->add_flag("--interactive", flags->interactive,
+                 "a conversation: after each answer read the next message from stdin (an answer to the model's "
+                 "clarifying question, or a follow-up) until an empty line, 'exit' or end of input; each turn is "
+                 "a run of its own with the conversation so far");
   chat->add_flag("--stream", flags->stream, "stream the model's text to stderr as it arrives (SSE)");
   chat->add_flag("--json", flags->json, "print the result as JSON");
   chat->add_flag("-v,--verbose", flags->verbose, "progress on stderr (tool names and timings only)");

@@ -245,7 +245,8 @@ int RunCxrCommand(const CxrFlags& flags) {
   if (!run_store.ok()) return Fail(run_store.status().message());
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  config.on_event = (*reporter)->sink();
+  const EventSink sink = (*reporter)->sink();  // each attempt's recorder keeps its copy first
+  config.on_event = sink;
   config.cancel = InstallInterruptHandlers();
   auto planner = [&] { return MakeCxrPlanner(store, flags.threshold); };
 
@@ -272,21 +273,25 @@ int RunCxrCommand(const CxrFlags& flags) {
     }
     FallbackOutcome how = RunWithFallback(model, planner, true, config.cancel,
                                           [&](std::shared_ptr<ChatModel> m) -> std::optional<std::string> {
+                                            // RunWithFallback gives the configured model, then (or,
+                                            // without one, only) the offline plan.
+                                            const bool offline = m != model;
                                             config.model = std::move(m);
-                                            const bool rules = config.model->protocol() == "rules";
                                             std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
                                                 *run_store,
                                                 {.app = "cxr",
                                                  .inputs = CxrInputs(flags, *endpoints, *image_dir, question),
                                                  .model =
-                                                     rules ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
+                                                     offline ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
                                                            : StoredModelJson(flags.model)},
                                                 std::cerr, "medreact cxr");
                                             config.on_checkpoint = recorder ? recorder->Hook() : nullptr;
+                                            config.on_event = recorder ? recorder->Events(sink) : sink;
                                             last = RunCxr(turn, config);
                                             config.on_checkpoint = nullptr;
+                                            config.on_event = sink;
                                             FinishRecordedCxr(recorder.get(), last);
-                                            if (last.model_answered || config.model->protocol() == "rules") {
+                                            if (last.model_answered || offline) {
                                               return std::nullopt;
                                             }
                                             return last.error.empty() ? "no usable reply" : last.error;

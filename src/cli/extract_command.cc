@@ -123,7 +123,10 @@ int RunExtractCommand(const ExtractFlags& flags) {
                        .model = config.model ? StoredModelJson(flags.model)
                                              : Json{{"name", "extraction-rules-planner"}, {"protocol", "rules"}}},
                       std::cerr, "medreact extract");
-  if (recorder) config.on_checkpoint = recorder->Hook();
+  if (recorder) {
+    config.on_checkpoint = recorder->Hook();
+    config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy, then --events etc.
+  }
 
   ExtractionOutcome outcome =
       RunExtraction({.note = *note, .schema = *schema, .label = flags.label}, config);

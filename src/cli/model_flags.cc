@@ -2,6 +2,9 @@
 
 #include "cli/flag_checks.h"
 
+#include <string_view>
+#include <utility>
+
 namespace medreact::cli {
 
 void AddModelFlags(CLI::App* command, ModelFlags* flags) {
@@ -27,11 +30,37 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags) {
       ->check(CLI::Range(256, 10'000'000));
 }
 
-Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app) {
+Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app,
+                                             std::shared_ptr<ContextSizeCache> context_cache) {
   ModelConfig config{.provider = flags.protocol, .base_url = flags.llm_url, .model = flags.model,
                      .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
-                     .max_retries = flags.max_retries, .context_tokens = flags.context_size};
+                     .max_retries = flags.max_retries, .context_tokens = flags.context_size,
+                     .context_cache = std::move(context_cache)};
   return BuildModel(config, app);
+}
+
+service::ModelSettings ModelSettingsOf(const ModelFlags& flags) {
+  return {.url = flags.llm_url,
+          .name = flags.model,
+          .api_key = flags.api_key,
+          .protocol = flags.protocol,
+          .request_timeout_s = flags.request_timeout_s,
+          .max_retries = flags.max_retries,
+          .context_size = flags.context_size};
+}
+
+std::string SettingsAsFlags(std::string message) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"(llm_url)", "(--llm-url)"},
+      {"(model)", "(--model)"},
+      {"(protocol)", "(--protocol)"},
+  };
+  for (const auto& [setting, flag] : kFlags) {
+    for (size_t at = message.find(setting); at != std::string::npos; at = message.find(setting, at + flag.size())) {
+      message.replace(at, setting.size(), flag);
+    }
+  }
+  return message;
 }
 
 }  // namespace medreact::cli

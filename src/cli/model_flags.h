@@ -13,6 +13,7 @@
 #include "medreact/model.h"
 #include "medreact/status.h"
 #include "medreact/model_factory.h"
+#include "service/run_service.h"
 
 namespace medreact::cli {
 
@@ -33,7 +34,16 @@ inline bool HasModel(const ModelFlags& flags) { return !flags.llm_url.empty(); }
 
 // The --protocol provider (native or text) built by BuildModel.
 // REQUIRES: HasModel(flags). InvalidArgument on a bad protocol or URL.
-Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app = {});
+// `context_cache` (the run store's): where the server's context size is kept.
+Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app = {},
+                                             std::shared_ptr<ContextSizeCache> context_cache = nullptr);
+
+// The flags as the run service's model settings.
+service::ModelSettings ModelSettingsOf(const ModelFlags& flags);
+
+// A library or service message with the settings it names given as this
+// program's flags: "the model URL (llm_url)" → "the model URL (--llm-url)".
+std::string SettingsAsFlags(std::string message);
 
 }  // namespace medreact::cli
 

@@ -39,6 +39,7 @@
 #include "cli/runs_resume_triage.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
+#include "service/run_service.h"
 
 namespace medreact::cli {
 namespace {
@@ -51,9 +52,11 @@ int Fail(const std::string& message, int code = kExitBadInput) {
 }
 
 Json RecordJson(const RunRecord& r) {
-  return Json{{"id", r.id},           {"app", r.app},          {"status", r.status},     {"steps", r.steps},
-              {"checkpoints", r.checkpoints}, {"created_at", r.created_at}, {"updated_at", r.updated_at},
-              {"model", r.model},     {"inputs", r.inputs},    {"result", r.result},     {"events", r.events}};
+  Json j{{"id", r.id},           {"app", r.app},          {"status", r.status},     {"steps", r.steps},
+         {"checkpoints", r.checkpoints}, {"created_at", r.created_at}, {"updated_at", r.updated_at},
+         {"model", r.model},     {"inputs", r.inputs},    {"result", r.result},     {"events", r.events}};
+  if (!r.owner.empty()) j["lease"] = Json{{"owner", r.owner}, {"until", r.lease_until}};
+  return j;
 }
 
 // What the run was asked, as the app stored it: the message (chat, cxr,
@@ -127,31 +130,19 @@ struct ShowFlags {
 int RunShow(const ShowFlags& flags) {
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
   if (!store.ok()) return Fail(store.status().message());
-  Result<RunRecord> run = (*store)->Get(flags.run_id);
-  if (!run.ok()) return Fail(run.status().message());
+  service::RunService runs(*store);
   if (flags.events) {  // the lines as --events wrote them (model_delta left out)
-    Result<std::vector<RunEvent>> events = (*store)->Events(flags.run_id);
+    Result<std::vector<RunEvent>> events = runs.Events(flags.run_id);
     if (!events.ok()) return Fail(events.status().message());
     for (const RunEvent& e : *events) std::cout << e.json << "\n";
     return kExitOk;
   }
-  Result<std::vector<StepRecord>> steps = (*store)->Steps(flags.run_id);
-  if (!steps.ok()) return Fail(steps.status().message());
-  // A paused run's waiting calls: what the reviewer decides on.
-  std::vector<ToolCall> waiting;
-  int waiting_step = 0;
-  if (run->status == "awaiting_approval") {
-    Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
-    if (!state.ok()) return Fail(state.status().message());
-    if (state->has_value()) {
-      const RunState& st = **state;
-      waiting_step = st.step;
-      for (const ToolCall& c : st.turn.tool_calls) {
-        const auto& ids = st.awaiting_approval;
-        if (std::find(ids.begin(), ids.end(), c.id) != ids.end() && !st.approvals.count(c.id)) waiting.push_back(c);
-      }
-    }
-  }
+  Result<service::RunView> view = runs.Show(flags.run_id);
+  if (!view.ok()) return Fail(view.status().message());
+  const RunRecord* run = &view->run;
+  const std::vector<StepRecord>* steps = &view->steps;
+  const std::vector<ToolCall>& waiting = view->waiting;
+  const int waiting_step = view->waiting_step;
   if (flags.json) {
     Json out_steps = Json::array();
     for (const StepRecord& s : *steps) out_steps.push_back(StepRecordToStateJson(s));
@@ -173,6 +164,9 @@ int RunShow(const ShowFlags& flags) {
             << "created:  " << r.created_at << ", updated " << r.updated_at << "\n"
             << "steps:    " << r.steps << ", checkpoints " << r.checkpoints << ", events " << r.events << "\n"
             << TaskLine(r.inputs) << "\n";
+  if (!r.owner.empty()) {
+    std::cout << "held by:  " << DescribeRunOwner(r.owner) << " (lease until " << r.lease_until << ")\n";
+  }
   if (r.result.is_object()) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
     const std::string error = StringOr(r.result, "error");
@@ -221,105 +215,78 @@ struct DecideFlags {
   std::string call;    // --call: one waiting call; "" = all of them
   std::string args;    // --args (approve): the arguments to run it with
   std::string reason;  // --reason (reject): for the model
+  std::string reviewer;  // --reviewer: who decides (default: the OS user)
 };
 
-// A stored chat run's tools, rebuilt from its inputs.
-struct ChatRunParts {
-  ChatInputs inputs;
-  std::shared_ptr<ToolRegistry> tools;
-  std::map<std::string, std::string> tool_packs;
-};
-
-Result<ChatRunParts> LoadChatRun(const RunRecord& run) {
-  ChatRunParts parts;
-  Result<ChatInputs> inputs = ChatInputsFromJson(run.inputs);
-  if (!inputs.ok()) return Status::InvalidArgument("run '" + run.id + "': " + inputs.status().message());
-  parts.inputs = std::move(*inputs);
-  PackContext context = parts.inputs.context;
-  context.on_warning = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; };
-  Result<std::shared_ptr<ToolRegistry>> tools = ChatTools(parts.inputs.packs, context, &parts.tool_packs);
-  if (!tools.ok()) return tools.status();
-  parts.tools = std::move(*tools);
-  return parts;
+// The service's hooks for a run the CLI goes on with: events to the
+// reporter (--events, -v, --stream), Ctrl-C, the terminal approver.
+service::RunHooks CliHooks(RunReporter& reporter, const std::string& approval_prompt,
+                           std::shared_ptr<const ToolRegistry> tools) {
+  return {.on_event = reporter.sink(),
+          .cancel = InstallInterruptHandlers(),
+          .approve = tools ? TerminalApprover(approval_prompt, std::move(tools), std::cin, std::cerr) : nullptr,
+          .warn = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; }};
 }
 
-// Goes on with a stored chat run from `state` (its checkpoint, with the
-// reviewer's decisions in `approvals` when it was paused) into the same run
-// id, and prints the result as `chat` does.
-int ContinueChatRun(const ResumeFlags& flags, std::shared_ptr<RunStore> store, const RunRecord& run,
-                    const ChatRunParts& parts, const RunState& state) {
+// Goes on with a chat run (resumed, or decided) through the service, and
+// prints the result as `chat` does.
+int ContinueChatRun(const ResumeFlags& flags, service::RunService& runs, const RunRecord& run) {
   const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                            .verbose = flags.verbose, .stream = flags.stream};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
-  // The model: the flags (or MEDREACT_LLM_URL) when they name one, else the stored one.
-  const ModelFlags model_flags =
-      HasModel(flags.model) ? flags.model : ModelFlagsFromStored(run.model, flags.model.api_key);
-  if (!HasModel(model_flags)) {
-    return Fail("run '" + run.id + "' has no model URL stored; give --llm-url");
+  // The terminal approver needs the run's tools (an edit is checked against
+  // their schemas).
+  std::shared_ptr<const ToolRegistry> tools;
+  if (Result<ChatInputs> inputs = ChatInputsFromJson(run.inputs); inputs.ok() && !inputs->require_approval.empty()) {
+    Result<std::shared_ptr<ToolRegistry>> built = ChatTools(inputs->packs, inputs->context);
+    if (built.ok()) tools = std::move(*built);
   }
-  Result<std::shared_ptr<ChatModel>> model = MakeModel(model_flags);
-  if (!model.ok()) return Fail(model.status().message());
-  AgentOptions options = parts.inputs.options;
-  if (Status s = ApplyApproval(parts.inputs.require_approval, flags.approval_prompt, parts.tools, parts.tool_packs,
-                               options);
-      !s.ok()) {
-    return Fail("run '" + run.id + "': " + s.message());
-  }
-
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  options.stream = options.stream || flags.stream;
-  options.cancel = InstallInterruptHandlers();
-  options.on_event = (*reporter)->sink();
-  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
-  options.on_checkpoint = recorder->Hook();
-  options.on_event = recorder->Events(std::move(options.on_event));
-
-  RunResult result = ResumeChat(*model, parts.tools, state, options);
-  FinishRecordedRun(recorder.get(), result, std::cerr, kWho);
-
-  if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
+  const service::ResumeSpec spec{.model = HasModel(flags.model) ? ModelSettingsOf(flags.model)
+                                                                 : service::ModelSettings{.api_key = flags.model.api_key},
+                                 .stream = flags.stream};
+  Result<service::RunOutcome> out = runs.Continue(run.id, spec, CliHooks(**reporter, flags.approval_prompt, tools));
+  if (!out.ok()) return Fail(SettingsAsFlags(out.status().message()));
+  if (out->status == "interrupted") {
+    std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << run.id << "'\n";
+  }
+  if (Status s = (*reporter)->WriteTrace(out->result.trace); !s.ok()) {
     std::cerr << kWho << ": " << s.message() << "\n";
     return ExitCodeAfterInterrupt(kExitRunFailed);
   }
-  return ReportChatResult(result, flags.json, /*stored=*/true, kWho);
+  return ReportChatResult(out->result, flags.json, /*stored=*/true, kWho);
 }
 
 int RunResume(const ResumeFlags& flags) {
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
   if (!store.ok()) return Fail(store.status().message());
-  Result<RunRecord> run = (*store)->Get(flags.run_id);
-  if (!run.ok()) return Fail(run.status().message());
-  if (run->status == "awaiting_approval") {
-    return Fail("run '" + flags.run_id + "' is waiting for approval of tool calls: decide them with 'medreact runs " +
-                "approve|reject " + flags.run_id + "' (see 'medreact runs show " + flags.run_id + "')");
+  service::RunService runs(*store);
+  // Every app's checks in the service: status, resumability, the lease.
+  Result<RunRecord> run = runs.PrepareResume(flags.run_id);
+  if (!run.ok()) {
+    std::string message = run.status().message();
+    if (message.find("is waiting for approval") != std::string::npos) {
+      message += ": 'medreact runs approve|reject " + flags.run_id + "'";
+    }
+    if (run.status().code() == StatusCode::kFailedPrecondition) {
+      message += " (see 'medreact runs show " + flags.run_id + "')";
+    }
+    return Fail(message);
   }
-  if (run->status != "running" && run->status != "interrupted") {
-    return Fail("run '" + flags.run_id + "' ended with status '" + Printable(run->status) +
-                "'; there is nothing to resume (see 'medreact runs show " + flags.run_id + "')");
-  }
-  if (ResumedApart(run->app)) {  // extract, cxr, research: runs_resume_apps.cc
-    return ResumeAppRun(*store, *run,
-                        {.model = flags.model,
-                         .verbose = flags.verbose,
-                         .stream = flags.stream,
-                         .trace_path = flags.trace_path,
-                         .events_path = flags.events_path});
-  }
+  if (run->app == "chat") return ContinueChatRun(flags, runs, *run);
   if (run->app == "triage") {  // runs_resume_triage.h
     const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                              .verbose = flags.verbose, .stream = flags.stream};
     return ResumeTriageRun(*store, *run, flags.model, outputs);
   }
-  if (run->app != "chat") {
-    return Fail("resuming a '" + Printable(run->app) + "' run is not supported (chat, triage and extract runs are)");
-  }
-  Result<std::optional<RunState>> state = (*store)->LatestState(flags.run_id);
-  if (!state.ok()) return Fail(state.status().message());
-  if (!state->has_value()) return Fail("run '" + flags.run_id + "' has no checkpoint to resume from");
-  Result<ChatRunParts> parts = LoadChatRun(*run);
-  if (!parts.ok()) return Fail(parts.status().message());
-  return ContinueChatRun(flags, *store, *run, *parts, **state);
+  // extract: runs_resume_apps.cc
+  return ResumeAppRun(*store, *run,
+                      {.model = flags.model,
+                       .verbose = flags.verbose,
+                       .stream = flags.stream,
+                       .trace_path = flags.trace_path,
+                       .events_path = flags.events_path});
 }
 
 // approve (`approve` true) or reject the waiting calls of a paused run.
@@ -327,69 +294,32 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   const std::string& id = flags.run.run_id;
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.run.store);
   if (!store.ok()) return Fail(store.status().message());
-  Result<RunRecord> run = (*store)->Get(id);
-  if (!run.ok()) return Fail(run.status().message());
-  if (run->status != "awaiting_approval") {
-    return Fail("run '" + id + "' is not waiting for approval (its status is '" + Printable(run->status) + "')");
+  service::RunService runs(*store);
+  const service::CallDecision decision{
+      .call_id = flags.call, .approve = approve, .arguments = flags.args, .reason = flags.reason};
+  Result<service::DecideOutcome> decided =
+      runs.Decide(id, {decision}, {.identity = flags.reviewer.empty() ? OsUserName() : flags.reviewer});
+  if (!decided.ok()) {
+    std::string message = decided.status().message();
+    // The service's words for this command's flags.
+    if (message.rfind("the arguments for ", 0) == 0) message.replace(0, 18, "--args for ");
+    const std::string one_call = "edited arguments are for one call: name it";
+    if (message.rfind(one_call, 0) == 0) message.replace(0, one_call.size(), "--args edits one call: name it with --call");
+    return Fail(message);
   }
-  if (run->app != "chat") {
-    return Fail("approving a '" + Printable(run->app) + "' run is not supported (only chat runs wait for approval)");
-  }
-  Result<std::optional<RunState>> stored = (*store)->LatestState(id);
-  if (!stored.ok()) return Fail(stored.status().message());
-  if (!stored->has_value() || (*stored)->awaiting_approval.empty()) {
-    return Fail("run '" + id + "' has no stored calls waiting for approval");
-  }
-  RunState state = std::move(**stored);
-  std::vector<std::string> waiting;  // still undecided, in call order
-  for (const std::string& call : state.awaiting_approval) {
-    if (!state.approvals.count(call)) waiting.push_back(call);
-  }
-  auto names = [&](const std::vector<std::string>& ids) {
+  auto names = [](const std::vector<std::string>& ids) {
     std::string out;
     for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
     return out;
   };
-  std::vector<std::string> targets = waiting;
-  if (!flags.call.empty()) {
-    if (std::find(waiting.begin(), waiting.end(), flags.call) == waiting.end()) {
-      return Fail("run '" + id + "' has no undecided call '" + Printable(flags.call) + "' (waiting: " +
-                  names(waiting) + ")");
-    }
-    targets = {flags.call};
-  }
-  if (!flags.args.empty() && targets.size() != 1) {
-    return Fail("--args edits one call: name it with --call (waiting: " + names(waiting) + ")");
-  }
-  Result<ChatRunParts> parts = LoadChatRun(*run);
-  if (!parts.ok()) return Fail(parts.status().message());
-  for (const std::string& call_id : targets) {
-    ApprovalDecision d{.approved = approve, .reason = flags.reason};
-    if (!flags.args.empty()) {
-      auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
-                               [&](const ToolCall& c) { return c.id == call_id; });
-      const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
-      Result<Json> valid = parts->tools->ValidateArguments(tool, flags.args);
-      if (!valid.ok()) return Fail("--args for " + Printable(tool) + ": " + valid.status().message());
-      d.arguments = DumpJson(*valid);
-    }
-    state.approvals[call_id] = d;
-  }
-  std::vector<std::string> left;
-  for (const std::string& call : waiting) {
-    if (!state.approvals.count(call)) left.push_back(call);
-  }
-  // The decisions are stored before anything runs: a crash from here on
-  // resumes with them.
-  if (Status s = (*store)->SaveCheckpoint(id, state, {}, left.empty() ? "running" : "awaiting_approval"); !s.ok()) {
-    return Fail(s.message());
-  }
-  std::cerr << kWho << ": " << (approve ? "approved " : "rejected ") << names(targets) << "\n";
-  if (!left.empty()) {
-    std::cerr << kWho << ": run '" << id << "' still waits for " << names(left) << "\n";
+  std::cerr << kWho << ": " << (approve ? "approved " : "rejected ") << names(decided->decided) << "\n";
+  if (!decided->waiting.empty()) {
+    std::cerr << kWho << ": run '" << id << "' still waits for " << names(decided->waiting) << "\n";
     return kExitAwaitingApproval;
   }
-  return ContinueChatRun(flags.run, *store, *run, *parts, state);
+  Result<RunRecord> run = (*store)->Get(id);
+  if (!run.ok()) return Fail(run.status().message());
+  return ContinueChatRun(flags.run, runs, *run);
 }
 
 void AddContinueFlags(CLI::App* command, ResumeFlags* flags) {
@@ -469,6 +399,7 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   AddContinueFlags(a, &approve->run);
   a->add_option("--call", approve->call, "only this waiting call (its id, see 'medreact runs show')");
   a->add_option("--args", approve->args, "run the call with these arguments (JSON) instead of the model's");
+  a->add_option("--reviewer", approve->reviewer, "who decides, stored with the decision (default: the OS user)");
   a->callback([approve, exit_code] { *exit_code = RunDecide(*approve, /*approve=*/true); });
 
   auto reject = std::make_shared<DecideFlags>();
@@ -476,6 +407,7 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   AddContinueFlags(j, &reject->run);
   j->add_option("--call", reject->call, "only this waiting call (its id, see 'medreact runs show')");
   j->add_option("--reason", reject->reason, "why, for the model (it reads this as the call's result)");
+  j->add_option("--reviewer", reject->reviewer, "who decides, stored with the decision (default: the OS user)");
   j->callback([reject, exit_code] { *exit_code = RunDecide(*reject, /*approve=*/false); });
 
   auto prune = std::make_shared<PruneFlags>();

@@ -97,6 +97,7 @@ int ResumeExtract(const std::shared_ptr<RunStore>& store, const RunRecord& run, 
   config.cancel = InstallInterruptHandlers();
   std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
   config.on_checkpoint = recorder->Hook();
+  config.on_event = recorder->Events(std::move(config.on_event));
 
   Result<ExtractionOutcome> outcome =
       ResumeExtraction({.note = *note, .schema = *schema, .label = in->label}, config, **state);
@@ -107,28 +108,9 @@ int ResumeExtract(const std::shared_ptr<RunStore>& store, const RunRecord& run, 
 
 }  // namespace
 
-bool ResumedApart(const std::string& app) { return app == "extract" || app == "cxr" || app == "research"; }
-
 int ResumeAppRun(const std::shared_ptr<RunStore>& store, const RunRecord& run, const AppResumeFlags& flags) {
   if (run.app == "extract") return ResumeExtract(store, run, flags);
-  const std::string prune = "; 'medreact runs show " + run.id + "' shows what it did, and 'medreact runs prune " +
-                            "--status " + Printable(run.status) + "' removes it";
-  if (run.app == "cxr") {
-    return Fail("run '" + run.id +
-                "' is a cxr run, which cannot be resumed: its graph has no resume entry, and the images its "
-                "tools made (masks, annotated pictures) live only in that run's image store, so later steps that "
-                "name them cannot be restored soundly; run 'medreact cxr' again" +
-                prune);
-  }
-  if (run.app == "research") {
-    return Fail("run '" + run.id +
-                "' is a research run, which cannot be resumed: the research memory keeps the evidence and "
-                "hypotheses but not the manager's ledgers, stall count, judgement or token usage, so a round "
-                "cannot be restored soundly; run 'medreact research' again (with the same --memory file its "
-                "evidence is kept)" +
-                prune);
-  }
-  return Fail("resuming a '" + Printable(run.app) + "' run is not supported");
+  return Fail("resuming a '" + Printable(run.app) + "' run is not supported here");
 }
 
 void FinishRecordedExtraction(RunRecorder* recorder, const ExtractionOutcome& outcome, std::ostream& err,
@@ -148,16 +130,6 @@ std::string AbsoluteInputPath(const std::string& path) {
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
   return ec ? path : abs.lexically_normal().string();
-}
-
-std::string UrlForStore(const std::string& url) {
-  std::string out = url.substr(0, url.find_first_of("?#"));
-  const size_t scheme = out.find("://");
-  if (scheme == std::string::npos) return out;
-  const size_t host = scheme + 3;
-  const size_t at = out.rfind('@', out.find('/', host));
-  if (at != std::string::npos && at >= host) out.erase(host, at + 1 - host);
-  return out;
 }
 
 std::string NewRunId() { return "run_" + MintToolCallId().substr(5, 16); }

@@ -6,8 +6,8 @@
 // note and schema read again from their stored paths, refused when their
 // digest changed), and the result is printed, and written to the stored
 // --out path, exactly as `medreact extract` would. cxr and research are
-// recorded (row, steps, status, result) but not resumed; `runs resume`
-// refuses them saying why.
+// recorded (row, steps, status, result) but not resumed: the run service's
+// app table (service/app_table.h) refuses them saying why.
 #ifndef MEDREACT_CLI_RUNS_RESUME_APPS_H_
 #define MEDREACT_CLI_RUNS_RESUME_APPS_H_
 
@@ -32,12 +32,9 @@ struct AppResumeFlags {
   std::string events_path;  // --events
 };
 
-// True for the apps ResumeAppRun handles: extract, cxr, research.
-bool ResumedApart(const std::string& app);
-
-// Resumes (extract) or refuses (cxr, research: exit 2 with the reason) a
-// stored run that did not end. The caller checked that it is `running` or
-// `interrupted`. Exit codes as the app's own command.
+// Resumes a stored extract run that did not end. The caller checked it
+// (service::RunService::PrepareResume: status, app, lease). Exit codes as
+// the app's own command.
 int ResumeAppRun(const std::shared_ptr<RunStore>& store, const RunRecord& run, const AppResumeFlags& flags);
 
 // Records the end of an extraction's row: the final status (interrupted
@@ -57,10 +54,6 @@ int ReportExtraction(const ExtractionOutcome& outcome, const RunReporter& report
 // by the time a resume reads it, which then fails naming it); "" and "-"
 // stay as they are.
 std::string AbsoluteInputPath(const std::string& path);
-
-// A URL as the store may keep it: without user:password@ and without its
-// query and fragment (either may hold a key). "" stays "".
-std::string UrlForStore(const std::string& url);
 
 // A new run id in the engine's form ("run_" + 16 characters), for the runs an
 // app records without an Agent of its own (research).

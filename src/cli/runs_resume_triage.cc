@@ -54,6 +54,7 @@ int ResumeTriageRun(std::shared_ptr<RunStore> store, const RunRecord& run, const
   config.on_event = (*reporter)->sink();
   std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
   config.on_checkpoint = recorder->Hook();
+  config.on_event = recorder->Events(std::move(config.on_event));
 
   TriageOutcome outcome = ResumeTriage(std::make_shared<const FhirStore>(std::move(record).value()),
                                        TriageCaseOf(*inputs), config, **state);

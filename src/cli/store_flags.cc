@@ -19,17 +19,6 @@ Result<std::string> StorePath(const std::string& flag, bool* named) {
   return DefaultRunStorePath();
 }
 
-// "http://user:secret@host/v1" → "http://host/v1": credentials never go to the store.
-std::string WithoutUserInfo(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const size_t host = scheme + 3;
-  const size_t end = url.find_first_of("/?#", host);
-  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < host) return url;
-  return url.substr(0, host) + url.substr(at + 1);
-}
-
 }  // namespace
 
 void AddStoreFlags(CLI::App* command, StoreFlags* flags) {
@@ -73,7 +62,7 @@ Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool 
 }
 
 Json StoredModelJson(const ModelFlags& flags) {
-  return Json{{"url", WithoutUserInfo(flags.llm_url)},
+  return Json{{"url", UrlForStore(flags.llm_url)},
               {"name", flags.model},
               {"protocol", flags.protocol},
               {"request_timeout_s", flags.request_timeout_s},

@@ -43,7 +43,8 @@ Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,
 // default; never created (NotFound naming the path when missing).
 Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& path, bool fsync = false);
 
-// The model as the store keeps it: URL (without user:password@), name,
+// The model as the store keeps it: URL (UrlForStore: no user:password@, no
+// query or fragment, where a key may hide), name,
 // protocol, request limits. Never the API key.
 Json StoredModelJson(const ModelFlags& flags);
 // The stored model back as flags, with `api_key` (from the environment).

@@ -92,7 +92,10 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
        .inputs = TriageInputsToJson(MakeTriageInputs(flags.fhir_path, flags.as_of, triage_case, config)),
        .model = StoredModelJson(flags.triage.model)},
       std::cerr, "medreact triage");
-  if (recorder) config.on_checkpoint = recorder->Hook();
+  if (recorder) {
+    config.on_checkpoint = recorder->Hook();
+    config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy, then --events etc.
+  }
 
   TriageOutcome outcome = RunTriage(std::make_shared<const FhirStore>(std::move(store).value()), triage_case, config);
   if (outcome.model_run) FinishRecordedRun(recorder.get(), *outcome.model_run, std::cerr, "medreact triage");

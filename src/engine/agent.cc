@@ -8,6 +8,7 @@
 #include <ctime>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "core/log.h"
 #include "core/time_util.h"
@@ -25,6 +26,17 @@ const char kDefaultSystemPrompt[] =
     "gives you information you need; call several tools in one turn when they are independent. "
     "Never invent tool results. When you have enough information, answer the user directly and "
     "concisely, and say what is uncertain.";
+
+namespace {
+
+// " (dr.a, 2026-11-27T10:00:00.000Z)" for a decision's note; "" when neither is known.
+std::string Who(const ApprovalDecision& d) {
+  if (d.reviewer.empty() && d.decided_at.empty()) return "";
+  if (d.reviewer.empty() || d.decided_at.empty()) return " (" + d.reviewer + d.decided_at + ")";
+  return " (" + d.reviewer + ", " + d.decided_at + ")";
+}
+
+}  // namespace
 
 const char* RunStatusName(RunStatus status) {
   switch (status) {
@@ -162,6 +174,7 @@ class Agent::Loop {
   std::vector<std::string> awaiting_;
   std::string awaiting_reason_;
   std::optional<RunState> paused_;  // the state a pause for approval left
+  std::string retry_note_;          // a resumed model failure: a note for the retried step
   // The state the checkpoints hand out, brought up to date by appending:
   // the conversation and the trace's steps only grow at their end, so
   // copying them whole for each of a step's four or more checkpoints made a
@@ -356,6 +369,7 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
   const auto step_start = SteadyClock::now();
   StepRecord rec;
   rec.index = step_;
+  if (!retry_note_.empty()) rec.notes.push_back(std::exchange(retry_note_, std::string()));
   if (step_ > 1 && !options_.next_step_prompt.empty()) {
     messages_.push_back(Message::User(options_.next_step_prompt));
   }
@@ -672,12 +686,32 @@ Agent::Loop::StepOutcome Agent::Loop::Restore(const RunState& state) {
   answer_rejections_ = state.answer_rejections;
   answer_accepted_ = state.answer_accepted;
   answer_feedback_ = state.answer_feedback;
+  // A run that stopped because its model failed (unreachable, refused) is
+  // resumed to try that step again: the model server may be back. The
+  // failed attempt leaves the trace and becomes a note of the retried step;
+  // the step's prompt, if the loop added one, is not added twice.
+  const bool retry = state.phase == RunState::Phase::kBetweenSteps && state.outcome == "model_failed";
+  if (retry) {
+    if (!trace_.steps.empty() && trace_.steps.back().index == step_ && trace_.steps.back().assistant.content.empty() &&
+        trace_.steps.back().assistant.tool_calls.empty()) {
+      retry_note_ = "the model call of step " + std::to_string(step_) + " failed (" +
+                    trace_.steps.back().model_error + "); the run was resumed and it was asked again";
+      trace_.steps.pop_back();
+    }
+    if (step_ > 1 && !options_.next_step_prompt.empty() && !messages_.empty() &&
+        messages_.back().role == Role::kUser && messages_.back().content == options_.next_step_prompt) {
+      messages_.pop_back();
+    }
+    step_ = std::max(0, step_ - 1);
+    model_error_.clear();
+  }
   Emit({.type = EventType::kRunStarted,
         .data = Json{{"model", trace_.model},
                      {"protocol", trace_.protocol},
                      {"tools", agent_.tools_->Names()},
                      {"max_steps", options_.max_steps},
                      {"resumed_at_step", step_}}});
+  if (retry) return StepOutcome::kContinue;
   if (state.phase == RunState::Phase::kInTurn) {
     // The turn's assistant message is already in `messages`; its results are not.
     const auto step_start = SteadyClock::now() - std::chrono::duration_cast<SteadyClock::duration>(
@@ -765,11 +799,11 @@ std::vector<std::string> Agent::Loop::DecideApprovals(Message& assistant, StepRe
           .ok = false,
           .error = "the reviewer did not approve this call, so it was not run" +
                    (d.reason.empty() ? std::string(".") : ": " + d.reason)};
-      rec.notes.push_back("call " + call.id + " (" + call.name + ") rejected by the reviewer");
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") rejected by the reviewer" + Who(d));
     } else if (!d.arguments.empty() && d.arguments != call.arguments) {
       verdict = "edited";
-      rec.notes.push_back("call " + call.id + " (" + call.name +
-                          ") run with the reviewer's arguments; the model's were " + call.arguments);
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") run with the reviewer's arguments" + Who(d) +
+                          "; the model's were " + call.arguments);
       call.arguments = d.arguments;
       if (i < rec.assistant.tool_calls.size()) rec.assistant.tool_calls[i].arguments = d.arguments;
       // The conversation shows what ran: the turn is the last assistant message.
@@ -780,10 +814,14 @@ std::vector<std::string> Agent::Loop::DecideApprovals(Message& assistant, StepRe
         break;
       }
     } else {
-      rec.notes.push_back("call " + call.id + " (" + call.name + ") approved by the reviewer");
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") approved by the reviewer" + Who(d));
     }
+    Json data{{"decision", verdict}};
+    if (!d.reviewer.empty()) data["reviewer"] = d.reviewer;
+    if (!d.decided_at.empty()) data["decided_at"] = d.decided_at;
+    if (!d.approved && !d.reason.empty()) data["reason"] = d.reason;
     Emit({.type = EventType::kApproval, .step = step_, .tool_name = call.name, .tool_call_id = call.id,
-          .data = Json{{"decision", verdict}}});
+          .data = std::move(data)});
   }
   return {};
 }

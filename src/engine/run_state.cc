@@ -247,6 +247,8 @@ Json RunStateHeaderToJson(const RunState& s) {
   Json approvals = Json::object();
   for (const auto& [id, d] : s.approvals) {
     approvals[id] = Json{{"approved", d.approved}, {"arguments", d.arguments}, {"reason", d.reason}};
+    if (!d.reviewer.empty()) approvals[id]["reviewer"] = d.reviewer;
+    if (!d.decided_at.empty()) approvals[id]["decided_at"] = d.decided_at;
   }
   return Json{{"version", RunState::kVersion},
               {"phase", PhaseName(s.phase)},
@@ -358,7 +360,9 @@ Result<RunState> RunStateFromJson(const Json& j) {
         }
         s.approvals[id] = ApprovalDecision{.approved = BoolOr(d, "approved", false),
                                            .arguments = StringOr(d, "arguments"),
-                                           .reason = StringOr(d, "reason")};
+                                           .reason = StringOr(d, "reason"),
+                                           .reviewer = StringOr(d, "reviewer"),
+                                           .decided_at = StringOr(d, "decided_at")};
       }
     }
   }

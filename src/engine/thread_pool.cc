@@ -1,10 +1,13 @@
 #include "engine/thread_pool.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 
@@ -29,10 +32,18 @@ std::atomic<uint64_t> g_threads_started{0};
 
 // The process's workers. Never destroyed: a worker may still be running an
 // abandoned tool when main() returns, and must not find its mutex gone.
+//
+// Fork-safe: a child process of a forked program has none of its parent's
+// threads, so the child starts with no workers and no jobs (pthread_atfork
+// holds the lock across the fork, so the child never inherits it held).
 class Workers {
  public:
   static Workers& Get() {
-    static Workers* const workers = new Workers();
+    static Workers* const workers = [] {
+      auto* w = new Workers();
+      pthread_atfork([] { Get().mu_.lock(); }, [] { Get().mu_.unlock(); }, [] { Get().AfterForkInChild(); });
+      return w;
+    }();
     return *workers;
   }
 
@@ -65,6 +76,17 @@ class Workers {
       lock.lock();
       ++idle_;
     }
+  }
+
+  // The child of a fork: its parent's workers are not here. Their jobs are
+  // the parent's and are left behind (never run, never destroyed: what they
+  // hold belongs to threads this process does not have).
+  void AfterForkInChild() {
+    new (&cv_) std::condition_variable();  // its waiters were the parent's threads
+    new std::deque<std::function<void()>>(std::move(jobs_));
+    jobs_.clear();
+    idle_ = 0;
+    mu_.unlock();
   }
 
   std::mutex mu_;

@@ -74,6 +74,7 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
   options.transport = config.transport;
   options.context_tokens = config.context_tokens;
   options.probe_context = config.context_tokens == 0;
+  options.context_cache = config.context_cache;
   std::unique_ptr<ChatModel> model = MakeOpenAIModel(std::move(options));
   if (row->name == "text") return std::shared_ptr<ChatModel>(MakeTextProtocolModel(std::move(model)));
   return std::shared_ptr<ChatModel>(std::move(model));

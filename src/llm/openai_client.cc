@@ -149,6 +149,23 @@ class OpenAIModel : public ChatModel {
     if (options_.context_tokens > 0) return options_.context_tokens;
     if (!options_.probe_context) return 0;
     std::call_once(probe_once_, [&] {
+      if (options_.context_cache) {
+        if (std::optional<int64_t> known = options_.context_cache->Get(options_.base_url, options_.model)) {
+          known_window_ = *known;  // 0: the server does not say, and is not asked again
+          return;
+        }
+      }
+      const int64_t probed = ProbeContext(ctx);
+      known_window_ = probed;
+      if (options_.context_cache) options_.context_cache->Put(options_.base_url, options_.model, probed);
+    });
+    return known_window_.load();
+  }
+
+  // GET /props: the window a llama.cpp server runs with; 0 when the server
+  // does not say (another kind of server) or cannot be reached.
+  int64_t ProbeContext(const ModelCallContext& ctx) {
+    {
       std::string root = options_.base_url;
       while (!root.empty() && root.back() == '/') root.pop_back();
       if (root.size() >= 3 && root.compare(root.size() - 3, 3, "/v1") == 0) root.resize(root.size() - 3);
@@ -159,26 +176,25 @@ class OpenAIModel : public ChatModel {
       get.total_timeout = Millis(3'000);
       if (!options_.api_key.empty()) get.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
       Result<HttpResponse> response = options_.transport->Send(get, {}, ctx.cancel);
-      if (!response.ok() || response->status != 200) return;  // not llama.cpp, or not reachable yet
+      if (!response.ok() || response->status != 200) return 0;  // not llama.cpp, or not reachable yet
       Result<Json> props = ParseJson(response->body);
-      if (!props.ok() || !props->is_object()) return;
+      if (!props.ok() || !props->is_object()) return 0;
       // A llama-server router (--models-dir / --models-preset) answers for
       // itself with n_ctx 0; the model's own settings are at /props?model=NAME.
       if (props->value("role", "") == "router" && !options_.model.empty()) {
         get.url = root + "/props?model=" + UrlEncode(options_.model);
         response = options_.transport->Send(get, {}, ctx.cancel);
-        if (!response.ok() || response->status != 200) return;
+        if (!response.ok() || response->status != 200) return 0;
         props = ParseJson(response->body);
-        if (!props.ok() || !props->is_object()) return;
+        if (!props.ok() || !props->is_object()) return 0;
       }
       const Json settings = props->value("default_generation_settings", Json::object());
       std::optional<int64_t> n_ctx = ExactInteger(settings.value("n_ctx", Json()), 1, 100'000'000);
       if (!n_ctx) n_ctx = ExactInteger(props->value("n_ctx", Json()), 1, 100'000'000);
-      if (!n_ctx) return;
-      known_window_ = *n_ctx;
+      if (!n_ctx) return 0;
       Log().info("model {}: context window {} tokens (from {})", name(), *n_ctx, RedactUrl(get.url));
-    });
-    return known_window_.load();
+      return *n_ctx;
+    }
   }
 
   OpenAIOptions options_;

@@ -23,6 +23,7 @@ EventSink RunRecorder::Events(EventSink next) {
 void RunRecorder::Keep(const Event& event) {
   if (!store_ || event.type == EventType::kModelDelta) return;
   RunEvent e = ToRunEvent(event);
+  e.at = StoreTimestampMillis(std::chrono::system_clock::now());
   std::lock_guard<std::mutex> lock(events_mu_);
   events_.push_back(std::move(e));
 }

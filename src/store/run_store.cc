@@ -12,16 +12,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
 #include <utility>
 
 #include "core/file_io.h"
 #include "core/sqlite_stmt.h"
 
 namespace medreact {
+
+// Drops a closed store's owner id from this process's live ones (below).
+void ForgetOwner(const std::string& owner);
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -86,6 +96,20 @@ CREATE TABLE events (
   PRIMARY KEY (run_id, seq)
 );
 )sql"},
+    // 3: leases (one process runs a run at a time), the events' wall-clock
+    // time, and the model servers' context sizes (asked once per server).
+    {3, R"sql(
+ALTER TABLE runs ADD COLUMN owner TEXT;
+ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+ALTER TABLE events ADD COLUMN at TEXT NOT NULL DEFAULT '';
+CREATE TABLE model_info (
+  url            TEXT NOT NULL,
+  model          TEXT NOT NULL,
+  context_tokens INTEGER NOT NULL,
+  probed_at      TEXT NOT NULL,
+  PRIMARY KEY (url, model)
+);
+)sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
 
@@ -96,15 +120,28 @@ std::string PhaseName(const RunState& state) {
 }  // namespace
 
 struct RunStore::Db {
-  // The WAL is folded into the file when a run ends (FinishRun, Prune), not
-  // every 1,000 pages as SQLite does by default: that copy landed on 1 % of
-  // checkpoints and was their p99 (bench/store_bench.cc). A WAL past this
-  // size is folded at the next checkpoint anyway (a very long run).
+  // The WAL is folded into the file when a run ends (FinishRun, once it
+  // holds kEndWalPages; Prune), not every 1,000 pages mid-run as SQLite does
+  // by default: that copy landed on 1 % of checkpoints and was their p99
+  // (bench/store_bench.cc). A WAL past this size is folded at the next
+  // checkpoint anyway (a very long run).
   static constexpr int kMaxWalPages = 8192;  // 32 MiB of 4 KiB pages
 
   std::string path;
   sqlite3* db = nullptr;
   int wal_pages = 0;  // after the last commit (the WAL hook)
+  std::string owner;               // this store's lease holder id
+  std::chrono::milliseconds ttl{};  // a lease's length
+
+  // A lease taken now ends at this time (ms since the epoch).
+  int64_t LeaseEnd() const {
+    return NowMillis() + std::max<int64_t>(ttl.count(), 1);
+  }
+  static int64_t NowMillis() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
   // The statements a checkpoint runs, prepared once (Cached()).
   mutable std::unique_ptr<StmtCache> cache;
   ~Db() {
@@ -124,10 +161,15 @@ struct RunStore::Db {
     return SQLITE_OK;
   }
 
-  // A passive WAL checkpoint (never waits for readers); `only_if_large`: when
-  // the WAL is past kMaxWalPages. A failure is harmless (the WAL stays).
-  void FoldWal(bool only_if_large) const {
-    if (only_if_large && wal_pages < kMaxWalPages) return;
+  // At a run's end the WAL is folded once it holds this many pages (SQLite's
+  // own automatic checkpoint size): a process that ends many short runs (a
+  // server) pays for a fold every few runs, not at every end.
+  static constexpr int kEndWalPages = 1000;
+
+  // A passive WAL checkpoint (never waits for readers) when the WAL holds at
+  // least `min_pages` pages. A failure is harmless (the WAL stays).
+  void FoldWal(int min_pages) const {
+    if (wal_pages < min_pages) return;
     sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
   }
 
@@ -226,16 +268,33 @@ struct RunStore::Db {
     return tx.Commit();
   }
 
-  // Marks the run updated; NotFound when it is not stored.
-  Status Touch(const std::string& run_id, const std::string& status, const std::string& now) const {
-    Stmt s(Cached(), "UPDATE runs SET status = ?2, updated_at = ?3 WHERE id = ?1");
+  // Marks the run updated, held by `owner` until `lease_until` (ms since
+  // the epoch; 0: released). NotFound when it is not stored;
+  // FailedPrecondition when another owner holds it (fencing: a process
+  // whose lease was taken over never writes again).
+  Status Touch(const std::string& run_id, const std::string& status, const std::string& now,
+               const std::string& owner, int64_t lease_until) const {
+    Stmt s(Cached(),
+           "UPDATE runs SET status = ?2, updated_at = ?3, owner = ?5, lease_until = ?6 "
+           "WHERE id = ?1 AND (owner IS NULL OR owner = ?4)");
     if (!s.ok()) return Error("preparing a statement");
     s.Text(1, run_id);
     s.Text(2, status);
     s.Text(3, now);
+    s.Text(4, owner);
+    if (lease_until > 0) {
+      s.Text(5, owner);
+      s.Int(6, lease_until);
+    }
     if (s.Step() != SQLITE_DONE) return Error("updating the run");
-    if (sqlite3_changes(db) == 0) return Status::NotFound("no run '" + run_id + "' in the " + Where());
-    return Status::OK();
+    if (sqlite3_changes(db) != 0) return Status::OK();
+    Stmt h(db, "SELECT owner FROM runs WHERE id = ?1");
+    if (!h.ok()) return Error("preparing a statement");
+    h.Text(1, run_id);
+    if (h.Step() != SQLITE_ROW) return Status::NotFound("no run '" + run_id + "' in the " + Where());
+    return Status::FailedPrecondition("run '" + run_id + "' is now run by " + DescribeRunOwner(h.ColText(0)) +
+                                      " (this process's lease ended and was taken over); this process stops "
+                                      "writing it");
   }
 
   // The state without its conversation and steps (RunStateHeaderToJson),
@@ -315,8 +374,8 @@ struct RunStore::Db {
     Result<int64_t> last = Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
     if (!last.ok()) return last.status();
     Stmt add(Cached(),
-             "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event) "
-             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+             "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event, at) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     if (!add.ok()) return Error("preparing a statement");
     int64_t seq = *last;
     for (const RunEvent& e : events) {
@@ -328,6 +387,7 @@ struct RunStore::Db {
       add.Text(5, e.tool_call_id);
       add.Double(6, e.elapsed_ms);
       add.Text(7, e.json);
+      add.Text(8, e.at);
       if (add.Step() != SQLITE_DONE) return Error("storing the events");
     }
     return Status::OK();
@@ -362,8 +422,74 @@ struct RunStore::Db {
   }
 };
 
-RunStore::RunStore(std::string path, std::unique_ptr<Db> db) : path_(std::move(path)), db_(std::move(db)) {}
-RunStore::~RunStore() = default;
+// Renews the leases of the runs a store holds, every third of the lease's
+// time, on a thread of its own (a model or tool call may outlast a lease
+// between two checkpoints).
+struct RunStore::Heartbeat {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::set<std::string> held;  // guarded by mu
+  bool stop = false;           // guarded by mu
+  std::thread thread;
+};
+
+RunStore::RunStore(std::string path, std::unique_ptr<Db> db)
+    : path_(std::move(path)), db_(std::move(db)), heartbeat_(std::make_unique<Heartbeat>()) {
+  if (db_->ttl.count() <= 0) return;
+  heartbeat_->thread = std::thread([this] {
+    const auto period = std::max<std::chrono::milliseconds>(db_->ttl / 3, std::chrono::milliseconds(1));
+    std::unique_lock<std::mutex> lock(heartbeat_->mu);
+    while (!heartbeat_->stop) {
+      heartbeat_->cv.wait_for(lock, period, [this] { return heartbeat_->stop; });
+      if (heartbeat_->stop) break;
+      const std::set<std::string> held = heartbeat_->held;
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> db_lock(mu_);
+        for (const std::string& id : held) {
+          Stmt s(db_->db, "UPDATE runs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2");
+          if (!s.ok()) break;
+          s.Text(1, id);
+          s.Text(2, db_->owner);
+          s.Int(3, db_->LeaseEnd());
+          s.Step();  // a failure is retried next beat; the next checkpoint reports a lost lease
+        }
+      }
+      lock.lock();
+    }
+  });
+}
+
+RunStore::~RunStore() {
+  {
+    std::lock_guard<std::mutex> lock(heartbeat_->mu);
+    heartbeat_->stop = true;
+  }
+  heartbeat_->cv.notify_all();
+  if (heartbeat_->thread.joinable()) heartbeat_->thread.join();
+  // The runs still held are given back: a store closed mid-run (its process
+  // going on, or ending without finishing them) leaves them free to resume.
+  for (const std::string& id : heartbeat_->held) {
+    Stmt s(db_->db, "UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ?1 AND owner = ?2");
+    if (!s.ok()) break;
+    s.Text(1, id);
+    s.Text(2, db_->owner);
+    s.Step();
+  }
+  ForgetOwner(db_->owner);
+}
+
+const std::string& RunStore::owner() const { return db_->owner; }
+
+void RunStore::Hold(const std::string& run_id) {
+  std::lock_guard<std::mutex> lock(heartbeat_->mu);
+  heartbeat_->held.insert(run_id);
+}
+
+void RunStore::Unhold(const std::string& run_id) {
+  std::lock_guard<std::mutex> lock(heartbeat_->mu);
+  heartbeat_->held.erase(run_id);
+}
 
 Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunStoreOptions options) {
   if (path.empty()) return Status::InvalidArgument("the run store needs a file path");
@@ -392,6 +518,8 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
   }
   auto db = std::make_unique<Db>();
   db->path = path;
+  db->owner = options.owner.empty() ? NewRunOwnerId() : options.owner;
+  db->ttl = options.lease_ttl;
   if (sqlite3_open_v2(path.c_str(), &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     return db->Error("opening");
   }
@@ -419,8 +547,8 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   {
     Stmt s(d.db,
-           "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result) "
-           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)");
+           "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result, owner, lease_until) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9)");
     if (!s.ok()) return d.Error("preparing a statement");
     s.Text(1, run.id);
     s.Text(2, run.app);
@@ -429,6 +557,8 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     s.Text(5, run.status.empty() ? std::string("running") : run.status);
     s.Text(6, now);
     if (!run.result.is_null()) s.Text(7, DumpJson(run.result));
+    s.Text(8, d.owner);
+    s.Int(9, d.LeaseEnd());
     const int rc = s.Step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT) {
       return Status::InvalidArgument("run '" + run.id + "' is already in the " + d.Where());
@@ -438,7 +568,9 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   if (first) {
     if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
   }
-  return tx.Commit();
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  Hold(run.id);
+  return Status::OK();
 }
 
 Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events,
@@ -448,11 +580,12 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   Db::Tx tx(d);
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
-  if (Status s = d.Touch(run_id, status, now); !s.ok()) return s;
+  if (Status s = d.Touch(run_id, status, now, d.owner, d.LeaseEnd()); !s.ok()) return s;
   if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
   if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
-  d.FoldWal(/*only_if_large=*/true);
+  Hold(run_id);
+  d.FoldWal(Db::kMaxWalPages);
   return Status::OK();
 }
 
@@ -463,7 +596,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
   Db::Tx tx(d);
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
-  if (Status s = d.Touch(run_id, status, now); !s.ok()) return s;
+  if (Status s = d.Touch(run_id, status, now, d.owner, /*lease_until=*/0); !s.ok()) return s;
   {
     Stmt s(d.db, "UPDATE runs SET result = ?2 WHERE id = ?1");
     if (!s.ok()) return d.Error("preparing a statement");
@@ -479,13 +612,87 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
       !s.ok()) {
     return s;
   }
-  if (status != "interrupted" && status != "awaiting_approval") {  // those go on from their checkpoint
+  // Those go on from their checkpoint: a pause, a stop by the user, and an
+  // error (a model server or tool that was down may be back).
+  if (status != "interrupted" && status != "awaiting_approval" && status != "error") {
     for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
       if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
     }
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
-  d.FoldWal(/*only_if_large=*/false);  // the run is over: off the steps' path
+  Unhold(run_id);
+  d.FoldWal(Db::kEndWalPages);  // the run is over: off the steps' path
+  return Status::OK();
+}
+
+Status RunStore::ClaimRun(const std::string& run_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  {
+    Stmt s(d.db, "SELECT owner, lease_until FROM runs WHERE id = ?1");
+    if (!s.ok()) return d.Error("preparing a statement");
+    s.Text(1, run_id);
+    const int rc = s.Step();
+    if (rc == SQLITE_DONE) return Status::NotFound("no run '" + run_id + "' in the " + d.Where());
+    if (rc != SQLITE_ROW) return d.Error("reading run '" + run_id + "'");
+    const std::string holder = s.ColNull(0) ? "" : s.ColText(0);
+    const int64_t until = s.ColNull(1) ? 0 : s.ColInt(1);
+    if (!holder.empty() && holder != d.owner && until > Db::NowMillis() && !RunOwnerGone(holder)) {
+      using Ms = std::chrono::milliseconds;
+      return Status::Unavailable("run '" + run_id + "' is being run by " + DescribeRunOwner(holder) +
+                                 " (its lease runs until " +
+                                 StoreTimestampMillis(std::chrono::system_clock::time_point(Ms(until))) +
+                                 " and is renewed while it runs); wait for it to end, or stop that process");
+    }
+  }
+  Stmt s(d.db, "UPDATE runs SET owner = ?2, lease_until = ?3 WHERE id = ?1");
+  if (!s.ok()) return d.Error("preparing a statement");
+  s.Text(1, run_id);
+  s.Text(2, d.owner);
+  s.Int(3, d.LeaseEnd());
+  if (s.Step() != SQLITE_DONE) return d.Error("taking run '" + run_id + "'");
+  if (Status st = tx.Commit(); !st.ok()) return st;
+  Hold(run_id);
+  return Status::OK();
+}
+
+Status RunStore::ReleaseRun(const std::string& run_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Unhold(run_id);
+  Stmt s(db_->db, "UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ?1 AND owner = ?2");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, run_id);
+  s.Text(2, db_->owner);
+  if (s.Step() != SQLITE_DONE) return db_->Error("giving back run '" + run_id + "'");
+  return Status::OK();
+}
+
+Result<std::optional<int64_t>> RunStore::ModelContextTokens(const std::string& url, const std::string& model) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT context_tokens FROM model_info WHERE url = ?1 AND model = ?2");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, UrlForStore(url));
+  s.Text(2, model);
+  const int rc = s.Step();
+  if (rc == SQLITE_DONE) return std::optional<int64_t>();
+  if (rc != SQLITE_ROW) return db_->Error("reading a model's context size");
+  return std::optional<int64_t>(s.ColInt(0));
+}
+
+Status RunStore::PutModelContextTokens(const std::string& url, const std::string& model, int64_t tokens) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db,
+         "INSERT INTO model_info(url, model, context_tokens, probed_at) VALUES (?1, ?2, ?3, ?4) "
+         "ON CONFLICT(url, model) DO UPDATE SET context_tokens = excluded.context_tokens, "
+         "probed_at = excluded.probed_at");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, UrlForStore(url));
+  s.Text(2, model);
+  s.Int(3, tokens);
+  s.Text(4, StoreTimestamp(std::chrono::system_clock::now()));
+  if (s.Step() != SQLITE_DONE) return db_->Error("storing a model's context size");
   return Status::OK();
 }
 
@@ -495,7 +702,7 @@ constexpr const char* kRunColumns =
     "SELECT r.id, r.app, r.inputs, r.model, r.status, r.created_at, r.updated_at, r.result, "
     "(SELECT count(*) FROM steps s WHERE s.run_id = r.id), "
     "COALESCE((SELECT c.seq FROM checkpoints c WHERE c.run_id = r.id), 0), "
-    "(SELECT count(*) FROM events e WHERE e.run_id = r.id) FROM runs r ";
+    "(SELECT count(*) FROM events e WHERE e.run_id = r.id), r.owner, r.lease_until FROM runs r ";
 
 }  // namespace
 
@@ -531,6 +738,10 @@ Result<RunRecord> RunStore::Db::ReadRun(const Stmt& s) const {
   r.steps = s.ColInt(8);
   r.checkpoints = s.ColInt(9);
   r.events = s.ColInt(10);
+  if (!s.ColNull(11)) r.owner = s.ColText(11);
+  if (!s.ColNull(12)) {
+    r.lease_until = StoreTimestampMillis(std::chrono::system_clock::time_point(std::chrono::milliseconds(s.ColInt(12))));
+  }
   return r;
 }
 
@@ -576,7 +787,8 @@ Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const
 
 Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  Stmt s(db_->db, "SELECT seq, type, step, tool_call_id, elapsed_ms, event FROM events WHERE run_id = ?1 ORDER BY seq");
+  Stmt s(db_->db,
+         "SELECT seq, type, step, tool_call_id, elapsed_ms, event, at FROM events WHERE run_id = ?1 ORDER BY seq");
   if (!s.ok()) return db_->Error("preparing a statement");
   s.Text(1, run_id);
   std::vector<RunEvent> out;
@@ -588,6 +800,7 @@ Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const 
                    .step = s.ColInt(2),
                    .tool_call_id = s.ColText(3),
                    .elapsed_ms = s.ColDouble(4),
+                   .at = s.ColText(6),
                    .json = s.ColText(5)});
   }
   return out;
@@ -686,7 +899,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
     }
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
-  d.FoldWal(/*only_if_large=*/false);
+  d.FoldWal(0);
   return ids;
 }
 
@@ -721,6 +934,130 @@ Result<std::string> DefaultRunStorePath(const std::function<const char*(const ch
         "no folder for the run store: set XDG_DATA_HOME or HOME to an absolute path, or give --store PATH");
   }
   return (data / "medreact" / "runs.sqlite").string();
+}
+
+std::string StoreTimestampMillis(std::chrono::system_clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t tt = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[48];
+  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms % 1000));
+  return buf;
+}
+
+std::string UrlForStore(const std::string& url) {
+  std::string out = url.substr(0, url.find_first_of("?#"));
+  const size_t scheme = out.find("://");
+  if (scheme == std::string::npos) return out;
+  const size_t host = scheme + 3;
+  const size_t at = out.rfind('@', out.find('/', host));
+  if (at != std::string::npos && at >= host) out.erase(host, at + 1 - host);
+  return out;
+}
+
+namespace {
+
+class StoreCache : public ContextSizeCache {
+ public:
+  explicit StoreCache(std::shared_ptr<RunStore> store) : store_(std::move(store)) {}
+  std::optional<int64_t> Get(const std::string& base_url, const std::string& model) override {
+    Result<std::optional<int64_t>> known = store_->ModelContextTokens(base_url, model);
+    return known.ok() ? *known : std::nullopt;
+  }
+  void Put(const std::string& base_url, const std::string& model, int64_t tokens) override {
+    store_->PutModelContextTokens(base_url, model, tokens);  // a failure costs one more probe next run
+  }
+
+ private:
+  std::shared_ptr<RunStore> store_;
+};
+
+}  // namespace
+
+std::shared_ptr<ContextSizeCache> StoreContextCache(std::shared_ptr<RunStore> store) {
+  if (!store) return nullptr;
+  return std::make_shared<StoreCache>(std::move(store));
+}
+
+// ---- owners ----
+
+namespace {
+
+// This process's start time in clock ticks since boot (/proc/PID/stat's
+// 22nd field), "" when unreadable.
+std::string ProcessStart(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return "";
+  std::istringstream rest(text.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+    if (i == 22) return field;
+  }
+  return "";
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
+  std::string h = buf;
+  for (char& c : h) {
+    if (c == '/') c = '_';
+  }
+  return h;
+}
+
+std::mutex& OwnersMu() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<std::string>& LiveOwners() {  // this process's open stores; guarded by OwnersMu
+  static std::set<std::string> owners;
+  return owners;
+}
+
+}  // namespace
+
+void ForgetOwner(const std::string& owner) {
+  std::lock_guard<std::mutex> lock(OwnersMu());
+  LiveOwners().erase(owner);
+}
+
+std::string NewRunOwnerId() {
+  static std::atomic<int64_t> next{0};
+  // Not cached: a forked child is another process, with a pid of its own.
+  const long pid = static_cast<long>(::getpid());
+  std::string id = HostName() + "/" + std::to_string(pid) + "/" + ProcessStart(pid) + "/" + std::to_string(++next);
+  std::lock_guard<std::mutex> lock(OwnersMu());
+  LiveOwners().insert(id);
+  return id;
+}
+
+bool RunOwnerGone(const std::string& owner) {
+  std::vector<std::string> parts;
+  std::stringstream ss(owner);
+  for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
+  if (parts.size() != 4 || parts[0] != HostName()) return false;
+  char* end = nullptr;
+  const long pid = std::strtol(parts[1].c_str(), &end, 10);
+  if (!end || *end || pid <= 0) return false;
+  if (pid == static_cast<long>(::getpid())) {
+    std::lock_guard<std::mutex> lock(OwnersMu());
+    return parts[2] == ProcessStart(pid) && !LiveOwners().count(owner);
+  }
+  const std::string start = ProcessStart(pid);
+  return start.empty() || start != parts[2];  // no such process, or the pid was reused
+}
+
+std::string DescribeRunOwner(const std::string& owner) {
+  std::vector<std::string> parts;
+  std::stringstream ss(owner);
+  for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
+  if (parts.size() != 4) return "'" + owner + "'";
+  return "process " + parts[1] + " on " + parts[0];
 }
 
 std::string StoreTimestamp(std::chrono::system_clock::time_point t) {

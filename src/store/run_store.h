@@ -30,7 +30,18 @@
 // -shm files the database's mode). The inputs a caller stores must never
 // hold an API key.
 //
-// Schema (version 2: version 1 without `events`). `PRAGMA user_version` is
+// Ownership. A run is run by one process at a time: its row holds a lease
+// (`owner`, `lease_until`). CreateRun and ClaimRun take it; every checkpoint
+// and a heartbeat thread (every third of the lease's time) renew it; FinishRun
+// and ReleaseRun give it back, and so does the store's destructor for the
+// runs it still holds. A checkpoint or end from a process that lost the
+// lease is refused (fencing), so a run taken over never gets two writers.
+// ClaimRun refuses a run whose holder is alive, naming it; it takes over a
+// run whose lease expired, or whose holder was on this machine and its
+// process is gone (a kill -9 frees a run at once, not after the lease time).
+//
+// Schema (version 3: leases, the events' wall-clock time and the model
+// servers' context sizes; version 2 had no leases, version 1 no `events`). `PRAGMA user_version` is
 // the schema version, `application_id`
 // marks the file as a run store; Open() brings an older file up to date by
 // the steps of a migration table (run_store.cc) and refuses a newer one or a
@@ -53,6 +64,7 @@
 #include <vector>
 
 #include "medreact/json.h"
+#include "medreact/openai.h"
 #include "medreact/run_state.h"
 #include "medreact/status.h"
 #include "medreact/trace.h"
@@ -68,6 +80,12 @@ struct RunStoreOptions {
   // Create the file (and its folders) when missing; false: NotFound
   // instead (the read-only commands: list, show). Default: true
   bool create_if_missing = true;
+  // Who this store writes as (the runs' lease holder). Default: "" = a new
+  // id for this store: host/pid/process start/instance (RunOwnerId)
+  std::string owner;
+  // How long a lease lasts without a renewal; the heartbeat renews it every
+  // third of it. 0 = no heartbeat (checkpoints still renew). Default: 60 s
+  std::chrono::milliseconds lease_ttl{60'000};
 };
 
 // A run's row, with the counts `runs list` shows.
@@ -87,6 +105,8 @@ struct RunRecord {
   int64_t steps = 0;              // steps stored (read only)
   int64_t checkpoints = 0;        // checkpoints taken (read only)
   int64_t events = 0;             // events stored (read only)
+  std::string owner;              // the lease's holder, "" when none (read only)
+  std::string lease_until;        // when its lease ends (ISO 8601 UTC, ms), "" when none (read only)
 };
 
 // One stored event of a run (the `events` table).
@@ -96,6 +116,7 @@ struct RunEvent {
   int64_t step = 0;          // the event's step (0: before the first)
   std::string tool_call_id;  // "" when the event is not about a call
   double elapsed_ms = 0;     // the event's elapsed_ms (0 when it has none)
+  std::string at;            // wall-clock time it was emitted (ISO 8601 UTC, ms); "" for events stored before v3
   std::string json;          // the event as one `--events` line, without its newline
 };
 
@@ -118,7 +139,7 @@ struct PruneFilter {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating when allowed) the store at `path`, applying the schema's
   // migrations. InvalidArgument: an empty path, a folder; NotFound: missing
@@ -131,16 +152,20 @@ class RunStore {
   RunStore& operator=(const RunStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // The owner id this store writes as.
+  const std::string& owner() const;
 
-  // Adds a run (status as given, created_at = updated_at = now) and, when
-  // `first` is given, its first checkpoint in the same transaction.
-  // InvalidArgument when the id is empty or already stored.
+  // Adds a run (status as given, created_at = updated_at = now), held by
+  // this store (its lease), and, when `first` is given, its first checkpoint
+  // in the same transaction. InvalidArgument when the id is empty or already
+  // stored.
   Status CreateRun(const RunRecord& run, const RunState* first = nullptr);
   // Replaces the run's checkpoint with `state` (appending the messages and
   // steps not stored yet, and `events` after the run's last) and sets the
   // run's status (`running`, or `awaiting_approval` when a reviewer's
   // partial decisions are stored); one transaction. NotFound when the run
-  // is not stored.
+  // is not stored; FailedPrecondition when another owner holds the run (the
+  // lease was lost: it expired and was taken over). Renews the lease.
   Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events = {},
                         const std::string& status = "running");
   // Records the end: status, result, updated_at, the final trace's steps
@@ -148,9 +173,25 @@ class RunStore {
   // the last `events`. The checkpoint and the conversation are dropped
   // unless the status is `interrupted` or `awaiting_approval` (a pause:
   // `runs approve` goes on from the checkpoint); nothing resumes an ended
-  // run, its steps, events and result stay. NotFound as above.
+  // run, its steps, events and result stay. An `error` end keeps its
+  // checkpoint too: a model or tool outage can be resumed once it is over.
+  // Gives the lease back. NotFound and FailedPrecondition as above.
   Status FinishRun(const std::string& run_id, const std::string& status, const Json& result,
                    const std::vector<StepRecord>& steps, const std::vector<RunEvent>& events = {});
+
+  // Takes the run's lease for this store (to resume it or to store a
+  // decision). OK when it is free, already this store's, expired, or its
+  // holder's process on this machine is gone; Unavailable naming the holder
+  // and until when otherwise; NotFound when the run is not stored.
+  Status ClaimRun(const std::string& run_id);
+  // Gives the lease back (a no-op when this store does not hold it).
+  Status ReleaseRun(const std::string& run_id);
+
+  // The context size (tokens) a model server reported for a model, cached
+  // so that it is asked once per server and model, not before every run
+  // (OpenAIOptions::context_cache); nullopt when not known yet.
+  Result<std::optional<int64_t>> ModelContextTokens(const std::string& url, const std::string& model) const;
+  Status PutModelContextTokens(const std::string& url, const std::string& model, int64_t tokens);
 
   // NotFound naming the id and the file when the run is not stored.
   Result<RunRecord> Get(const std::string& run_id) const;
@@ -168,11 +209,37 @@ class RunStore {
 
  private:
   struct Db;
+  struct Heartbeat;
   RunStore(std::string path, std::unique_ptr<Db> db);
+  void Hold(const std::string& run_id);
+  void Unhold(const std::string& run_id);
   std::string path_;
   mutable std::mutex mu_;
   std::unique_ptr<Db> db_;
+  std::unique_ptr<Heartbeat> heartbeat_;  // renews the leases this store holds
 };
+
+// A new owner id for a store in this process: "host/pid/start/n" (start: the
+// process's start time in clock ticks since boot, so a reused pid is another
+// owner; n: this process's n-th store).
+std::string NewRunOwnerId();
+// Whether the owner named by `owner` is known to be gone: its process on
+// this machine no longer runs, or it is a store of this process that was
+// closed. False when it may be alive (another machine, or not an owner id).
+bool RunOwnerGone(const std::string& owner);
+// "pid 123 on host h" for an owner id; the id itself when it is not one.
+std::string DescribeRunOwner(const std::string& owner);
+
+// A URL as the store may keep it: without user:password@ and without its
+// query and fragment (either may hold a key). "" stays "".
+std::string UrlForStore(const std::string& url);
+
+// The store as the model clients' context-size cache (OpenAIOptions::
+// context_cache): a failing store answers "not known" and keeps nothing.
+std::shared_ptr<ContextSizeCache> StoreContextCache(std::shared_ptr<RunStore> store);
+
+// "2026-11-25T03:04:05.123Z": the events' and leases' times.
+std::string StoreTimestampMillis(std::chrono::system_clock::time_point t);
 
 // Where the store lives when no --store is given: MEDREACT_STORE, else
 // $XDG_DATA_HOME/medreact/runs.sqlite, else ~/.local/share/medreact/runs.sqlite

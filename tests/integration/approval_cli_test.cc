@@ -276,5 +276,34 @@ TEST(ApprovalCliTest, RulesThatCannotBeKeptAreRefusedBeforeAnythingRuns) {
   EXPECT_EQ(ok.exit_code, 3) << ok.err;
 }
 
+// Seed 000's clarifying question, in `chat`: the model asks, the user answers
+// on stdin, and the next turn carries the whole conversation; an empty line
+// ends it. Each turn is a run of its own in the store.
+TEST(ChatConversationTest, TheModelsClarifyingQuestionIsAnsweredOnTheNextTurn) {
+  MockLlmProcess mock(R"({"responses": [
+      {"message": {"content": "Which patient do you mean: bed 3 or bed 4?"}},
+      {"message": {"content": "The patient in bed 3 weighs 70 kg."}}]})");
+  ASSERT_TRUE(mock.ok());
+  TempDir dir;
+  const std::string store = dir.File("runs.sqlite");
+  std::string cmd = "printf 'bed 3\\n\\n' | '" + std::string(MEDREACT_BINARY) + "' chat --llm-url '" +
+                    mock.base_url() + "' --model mock --tools util --store '" + store +
+                    "' --interactive 'What does the patient weigh?'";
+  ProcessResult talk = RunCommand({"/bin/sh", "-c", cmd});
+  ASSERT_EQ(talk.exit_code, 0) << talk.err;
+  EXPECT_EQ(talk.out, "Which patient do you mean: bed 3 or bed 4?\nThe patient in bed 3 weighs 70 kg.\n");
+  const std::vector<std::string> lines = mock.request_lines();
+  ASSERT_EQ(lines.size(), 2u);
+  const Json second = ParseJson(lines[1]).value()["body"]["messages"];
+  std::vector<std::string> said;
+  for (const Json& m : second) said.push_back(StringOr(m, "role") + ": " + StringOr(m, "content"));
+  ASSERT_GE(said.size(), 4u);
+  EXPECT_EQ(said[said.size() - 3], "user: What does the patient weigh?");
+  EXPECT_EQ(said[said.size() - 2], "assistant: Which patient do you mean: bed 3 or bed 4?");
+  EXPECT_EQ(said[said.size() - 1], "user: bed 3");
+  ProcessResult list = RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", store});
+  EXPECT_EQ(ParseJson(list.out).value().size(), 2u);
+}
+
 }  // namespace
 }  // namespace medreact

@@ -259,5 +259,40 @@ TEST(RunsCommandTest, ChatRecordsIntoTheDefaultStoreUnlessToldNotTo) {
       2);
 }
 
+TEST(RunsCommandTest, ALiveRunIsNotResumedByASecondProcessAndAKeyInTheUrlIsNeverStored) {
+  MockLlmProcess mock(Script());
+  ASSERT_TRUE(mock.ok());
+  TempDir dir;
+  const std::string store = dir.File("runs.sqlite");
+  std::vector<std::string> args = ChatArgs(mock, store, dir.File("first.jsonl"));
+  // --llm-url with credentials in it (curl sends them as basic auth; the mock ignores them).
+  args[3] = "http://user:sk-secret-in-url@" + mock.base_url().substr(std::string("http://").size());
+  BackgroundCommand chat(args);
+  ASSERT_TRUE(WaitForEvent(dir.File("first.jsonl"), "step_finished", std::chrono::seconds(30)));
+  testing::ProcessResult list = RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", store});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const std::string id = StringOr(ParseJson(list.out).value().at(0), "id");
+  testing::ProcessResult second = RunCommand({MEDREACT_BINARY, "runs", "resume", id, "--store", store});
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_THAT(second.err, HasSubstr("is being run by process"));
+  testing::ProcessResult shown = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--store", store});
+  EXPECT_THAT(shown.out, HasSubstr("held by:  process"));
+  testing::ProcessResult first = chat.Wait();
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, std::string(kAnswer) + "\n");
+  // The run executed once: one request per reply of the script.
+  EXPECT_EQ(mock.request_lines().size(), static_cast<size_t>(kToolSteps + 1));
+  // A key in the query (a server that takes one there): the run fails against
+  // the mock, which wants none, but is recorded, and its key is not.
+  RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url() + "?api_key=sk-query-key", "--max-retries", "0",
+              "--store", store, "hi"});
+  testing::ProcessResult all = RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", store});
+  EXPECT_EQ(ParseJson(all.out).value().size(), 2u) << all.out;
+  const std::string bytes = ReadFileOrEmpty(store) + ReadFileOrEmpty(store + "-wal");
+  EXPECT_EQ(bytes.find("sk-secret-in-url"), std::string::npos);
+  EXPECT_EQ(bytes.find("sk-query-key"), std::string::npos);
+  EXPECT_NE(bytes.find(mock.base_url()), std::string::npos);  // the URL without user info or query
+}
+
 }  // namespace
 }  // namespace medreact

@@ -129,7 +129,7 @@ TEST(RunStoreEventsTest, AVersion1FileIsMigratedWithItsRunsIntact) {
 
   Result<std::unique_ptr<RunStore>> store = RunStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ(Scalar(path, "PRAGMA user_version"), 2);
+  EXPECT_EQ(Scalar(path, "PRAGMA user_version"), RunStore::kSchemaVersion);
   EXPECT_EQ(Scalar(path, "SELECT count(*) FROM sqlite_master WHERE name = 'events'"), 1);
   Result<RunRecord> old = (*store)->Get("run_old");
   ASSERT_TRUE(old.ok()) << old.status().ToString();

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace medreact {
 namespace {
@@ -108,6 +110,34 @@ TEST(ThreadPoolTest, DestructorNeverWaitsForAHungTask) {
   next.Submit([&] { ran.set_value(); });
   ran.get_future().wait();
   EXPECT_GE(ThreadPool::ThreadsStarted(), 1u);
+}
+
+// A forked child has none of its parent's threads: its pools start workers
+// of their own instead of queueing for the parent's (which would never run
+// the task: a tool call in the child would wait for its timeout).
+TEST(ThreadPoolTest, AForkedChildRunsTasksOnWorkersOfItsOwn) {
+  auto gate = std::make_shared<Gate>();
+  ThreadPool parent(2);
+  parent.Submit([gate] { gate->Wait(); });  // a busy worker, and an idle one later
+  gate->AwaitWaiting(1);
+  {
+    std::promise<void> ran;
+    parent.Submit([&] { ran.set_value(); });
+    ran.get_future().wait();
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ThreadPool pool(1);
+    std::promise<void> ran;
+    pool.Submit([&] { ran.set_value(); });
+    const bool ok = ran.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  gate->Open();
 }
 
 }  // namespace

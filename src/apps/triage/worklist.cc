@@ -137,7 +137,11 @@ WorklistCaseResult TriageOne(const CaseRun& run, const std::string& name, Triage
       std::optional<RunState> state;
       if (options.store && config.model && config.agent) {
         if (run.cut) {
-          Result<std::optional<RunState>> latest = options.store->LatestState(run.cut->id);
+          // The cut run is taken first: another worklist process resuming
+          // the same case keeps it, and this one triages it afresh.
+          Status claimed = options.store->ClaimRun(run.cut->id);
+          Result<std::optional<RunState>> latest =
+              claimed.ok() ? options.store->LatestState(run.cut->id) : Result<std::optional<RunState>>(claimed);
           if (latest.ok() && latest->has_value()) {
             state = std::move(**latest);
           } else {
@@ -159,6 +163,7 @@ WorklistCaseResult TriageOne(const CaseRun& run, const std::string& name, Triage
             options.store, std::move(record), [warn, name](const std::string& w) { warn("case '" + name + "': " + w); },
             state.has_value());
         config.on_checkpoint = recorder->Hook();
+        config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy first
       }
       if (options.on_case_event) {
         config.on_event = [inner = config.on_event, &options, name](const Event& e) {

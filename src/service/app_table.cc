@@ -1,0 +1,44 @@
+// The app table. See app_table.h.
+#include "service/app_table.h"
+
+namespace medreact::service {
+
+const std::vector<AppRow>& AppTable() {
+  static const std::vector<AppRow> table = {
+      {.name = "chat",
+       .summary = "the general agent (seed 004): any tool packs, any question",
+       .resumable = true,
+       .waits_for_approval = true,
+       .resumed_by = "service"},
+      {.name = "triage",
+       .summary = "CT triage over a FHIR record (seed 001): silent failures",
+       .resumable = true,
+       .resumed_by = "front end"},
+      {.name = "extract",
+       .summary = "a JSON Schema filled from a clinical note (seed 002)",
+       .resumable = true,
+       .resumed_by = "front end"},
+      {.name = "cxr",
+       .summary = "the chest X-ray agent on the graph runner (seed 000)",
+       .resumable = false,
+       .not_resumable_why = "its graph has no resume entry yet, and the images its tools made (masks, annotated "
+                            "pictures) live only in that run's image store, so later steps that name them cannot be "
+                            "restored soundly; start a new cxr run"},
+      {.name = "research",
+       .summary = "multi-agent literature research (seed 003)",
+       .resumable = false,
+       .not_resumable_why = "the research memory keeps the evidence and hypotheses but not the manager's ledgers, "
+                            "stall count, judgement or token usage, so a round cannot be restored soundly; start a "
+                            "new research run (with the same memory file its evidence is kept)"},
+  };
+  return table;
+}
+
+const AppRow* FindApp(const std::string& app) {
+  for (const AppRow& row : AppTable()) {
+    if (row.name == app) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace medreact::service

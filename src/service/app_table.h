@@ -1,0 +1,34 @@
+// The app table: one row per app the run service knows, as the pack table
+// (tools/packs.h) is for tools. A row says what an app's runs can do in the
+// service — whether they can be resumed and from where, whether they can
+// wait for a person's approval — and why not when they cannot, so that every
+// front end refuses the same things with the same words.
+#ifndef MEDREACT_SERVICE_APP_TABLE_H_
+#define MEDREACT_SERVICE_APP_TABLE_H_
+
+#include <string>
+#include <vector>
+
+namespace medreact::service {
+
+struct AppRow {
+  std::string name;     // the run's `app` in the store: "chat", "triage", ...
+  std::string summary;  // one line for people
+  // Resumable from its last checkpoint (`runs resume`); when not, why.
+  bool resumable = false;
+  std::string not_resumable_why;
+  // Its calls can wait for approval (AgentOptions::needs_approval).
+  bool waits_for_approval = false;
+  // Where its resume runs: "service" (RunService::Resume) or "front end"
+  // (the front end still assembles it: triage, extract).
+  std::string resumed_by;
+};
+
+// Every app, in the order `medreact --help` lists them.
+const std::vector<AppRow>& AppTable();
+// The row of `app`, or nullptr.
+const AppRow* FindApp(const std::string& app);
+
+}  // namespace medreact::service
+
+#endif  // MEDREACT_SERVICE_APP_TABLE_H_

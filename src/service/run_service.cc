@@ -1,0 +1,445 @@
+// The run service. See run_service.h.
+#include "service/run_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "apps/common/approval_policy.h"
+#include "core/text_util.h"
+#include "store/run_recorder.h"
+
+namespace medreact::service {
+
+// A run in progress in this service: what Cancel stops.
+struct RunService::Live {
+  CancellationToken cancel;
+};
+
+namespace {
+
+constexpr double kMinSeconds = 0.001;
+constexpr double kMaxSeconds = 86'400.0 * 7;
+
+Millis ToMillis(double seconds) { return Millis(static_cast<int64_t>(seconds * 1000.0)); }
+
+// The calls of a paused state that still wait, in call order.
+std::vector<std::string> Undecided(const RunState& state) {
+  std::vector<std::string> out;
+  for (const std::string& call : state.awaiting_approval) {
+    if (!state.approvals.count(call)) out.push_back(call);
+  }
+  return out;
+}
+
+std::string Names(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
+  return out.empty() ? "none" : out;
+}
+
+// A chat run's tools rebuilt from its inputs, with each tool's pack.
+struct ChatParts {
+  std::shared_ptr<ToolRegistry> tools;
+  std::map<std::string, std::string> tool_packs;
+};
+
+Result<ChatParts> ChatTools(const ChatInputs& inputs, const std::function<void(const std::string&)>& warn) {
+  ChatParts parts;
+  PackContext context = inputs.context;
+  context.on_warning = warn;
+  Result<std::shared_ptr<ToolRegistry>> tools = medreact::ChatTools(inputs.packs, context, &parts.tool_packs);
+  if (!tools.ok()) return tools.status();
+  parts.tools = std::move(*tools);
+  return parts;
+}
+
+// The approval rules of a run on its options: the predicate, and the inline
+// approver when the front end has one.
+Status ApplyRules(const std::vector<std::string>& rules, const ChatParts& parts, const RunHooks& hooks,
+                  AgentOptions& options) {
+  if (rules.empty()) return Status::OK();
+  Result<std::function<bool(const ToolCall&, const ToolSpec&)>> needs =
+      ApprovalPredicate(rules, *parts.tools, parts.tool_packs);
+  if (!needs.ok()) return needs.status();
+  options.needs_approval = std::move(*needs);
+  options.approve = hooks.approve;
+  return Status::OK();
+}
+
+}  // namespace
+
+Json StoredModel(const ModelSettings& model) {
+  return Json{{"url", UrlForStore(model.url)},
+              {"name", model.name},
+              {"protocol", model.protocol},
+              {"request_timeout_s", model.request_timeout_s},
+              {"max_retries", model.max_retries},
+              {"context_size", model.context_size}};
+}
+
+ModelSettings ModelFromStored(const Json& stored, const std::string& api_key) {
+  ModelSettings m;
+  m.url = StringOr(stored, "url");
+  m.name = StringOr(stored, "name");
+  m.protocol = StringOr(stored, "protocol", m.protocol);
+  m.api_key = api_key;
+  const double timeout = NumberOr(stored, "request_timeout_s", m.request_timeout_s);
+  if (timeout >= kMinSeconds && timeout <= kMaxSeconds) m.request_timeout_s = timeout;
+  m.max_retries = static_cast<int>(std::clamp<int64_t>(IntegerOr(stored, "max_retries", m.max_retries), 0, 20));
+  const int64_t context = IntegerOr(stored, "context_size", 0);
+  m.context_size = context >= 256 && context <= 10'000'000 ? static_cast<int>(context) : 0;
+  return m;
+}
+
+RunService::RunService(std::shared_ptr<RunStore> store) : store_(std::move(store)) {}
+RunService::~RunService() = default;
+
+Status RunService::NeedStore() const {
+  if (store_) return Status::OK();
+  return Status::FailedPrecondition("no run store: runs are not recorded, so none can be shown, resumed or decided");
+}
+
+Result<std::shared_ptr<ChatModel>> RunService::BuildModel(const ModelSettings& settings,
+                                                          const AppModelParts& app) const {
+  ModelConfig config{.provider = settings.protocol,
+                     .base_url = settings.url,
+                     .model = settings.name,
+                     .api_key = settings.api_key,
+                     .request_timeout = ToMillis(settings.request_timeout_s),
+                     .max_retries = settings.max_retries,
+                     .context_tokens = settings.context_size,
+                     .context_cache = StoreContextCache(store_)};
+  return medreact::BuildModel(config, app);
+}
+
+Result<std::unique_ptr<PreparedChat>> RunService::PrepareChat(ChatStart start, const RunHooks& hooks) const {
+  if (IsBlank(start.inputs.message)) return Status::InvalidArgument("the message is empty");
+  Result<std::vector<std::string>> rules = CheckApprovalRules(start.inputs.require_approval);
+  if (!rules.ok()) return rules.status();
+  Result<ChatParts> parts = ChatTools(start.inputs, hooks.warn);
+  if (!parts.ok()) return parts.status();
+  if (start.model.url.empty()) {
+    return Status::InvalidArgument("no model server: set the model URL (llm_url) of an OpenAI-compatible server");
+  }
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(start.model);
+  if (!model.ok()) return model.status();
+  if (!start.images.empty() && !(*model)->capabilities().images) {
+    return Status::InvalidArgument(
+        "model '" + (*model)->name() + "' (protocol " + (*model)->protocol() +
+        ") cannot take images: images need a vision model on an OpenAI-compatible server with the native "
+        "protocol (e.g. a LLaVA, Qwen-VL or MedGemma model in vLLM, llama-server with its --mmproj projector, "
+        "or Ollama)");
+  }
+  auto prepared = std::make_unique<PreparedChat>();
+  prepared->options = start.inputs.options;
+  if (Status s = ApplyRules(*rules, *parts, hooks, prepared->options); !s.ok()) return s;
+  if (prepared->options.needs_approval && !store_ && !prepared->options.approve) {
+    return Status::FailedPrecondition(
+        "calls that wait for approval need a run store to wait in (or an approver that decides them at once)");
+  }
+  start.inputs.require_approval = *rules;
+  prepared->inputs = std::move(start.inputs);
+  prepared->model = std::move(start.model);
+  prepared->chat_model = std::move(*model);
+  prepared->tools = std::move(parts->tools);
+  prepared->images = std::move(start.images);
+  prepared->history = std::move(start.history);
+  return prepared;
+}
+
+Result<RunOutcome> RunService::StartChat(ChatStart start, const RunHooks& hooks) {
+  Result<std::unique_ptr<PreparedChat>> prepared = PrepareChat(std::move(start), hooks);
+  if (!prepared.ok()) return prepared.status();
+  return RunPrepared(std::move(*prepared), hooks);
+}
+
+Result<RunOutcome> RunService::RunPrepared(std::unique_ptr<PreparedChat> prepared, const RunHooks& hooks) {
+  if (!prepared) return Status::InvalidArgument("no prepared run");
+  AgentOptions options = prepared->options;
+  options.approve = hooks.approve ? hooks.approve : options.approve;
+  options.cancel = hooks.cancel;
+  std::unique_ptr<RunRecorder> recorder;
+  if (store_) {
+    recorder = std::make_unique<RunRecorder>(
+        store_,
+        RunRecord{.app = "chat", .inputs = ChatInputsToJson(prepared->inputs), .model = StoredModel(prepared->model)},
+        hooks.warn);
+    options.on_checkpoint = recorder->Hook();
+    options.on_event = recorder->Events(hooks.on_event);  // the store's copy, then the front end's
+  } else {
+    options.on_event = hooks.on_event;
+  }
+  // The run's id is known at its first checkpoint (taken before the first
+  // model call): from then on Cancel finds it.
+  auto live = std::make_shared<Live>();
+  live->cancel = hooks.cancel;
+  std::string live_id;
+  options.on_checkpoint = [this, live, &live_id, hook = std::move(options.on_checkpoint)](const RunState& s) {
+    if (live_id.empty() && !s.trace.run_id.empty()) {
+      live_id = s.trace.run_id;
+      std::lock_guard<std::mutex> lock(mu_);
+      live_[live_id] = live;
+    }
+    if (hook) hook(s);
+  };
+  RunResult result =
+      RunChat(prepared->chat_model, prepared->tools,
+              RunRequest{.message = prepared->inputs.message,
+                         .images = std::move(prepared->images),
+                         .history = std::move(prepared->history)},
+              options);
+  if (!live_id.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.erase(live_id);
+  }
+  RunOutcome out;
+  out.run_id = result.trace.run_id;
+  const bool interrupted = hooks.cancel.cancelled() && result.status == RunStatus::kError;
+  out.status = StoredRunStatus(result, interrupted);
+  if (recorder) {
+    recorder->Finish(result, interrupted);  // a failure was reported as it happened
+    out.stored = !recorder->run_id().empty();
+  }
+  out.result = std::move(result);
+  return out;
+}
+
+Result<RunRecord> RunService::PrepareResume(const std::string& run_id) {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  Result<RunRecord> run = store_->Get(run_id);
+  if (!run.ok()) return run.status();
+  const AppRow* app = FindApp(run->app);
+  if (!app) {
+    return Status::InvalidArgument("run '" + run_id + "' is of an app this medreact does not know ('" +
+                                   Printable(run->app) + "')");
+  }
+  if (run->status == "awaiting_approval") {
+    return Status::FailedPrecondition("run '" + run_id +
+                                      "' is waiting for approval of tool calls: decide them (approve or reject) "
+                                      "and it goes on");
+  }
+  if (run->status != "running" && run->status != "interrupted" && run->status != "error") {
+    return Status::FailedPrecondition("run '" + run_id + "' ended with status '" + Printable(run->status) +
+                                      "'; there is nothing to resume");
+  }
+  if (!app->resumable) {
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + app->name + " run, which cannot be resumed: " +
+                                      app->not_resumable_why);
+  }
+  // One process runs a run at a time: refused while its holder is alive.
+  if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
+  if (run->status == "error") {
+    Result<std::optional<RunState>> state = store_->LatestState(run_id);
+    if (!state.ok()) return state.status();
+    if (!state->has_value()) {
+      store_->ReleaseRun(run_id);
+      return Status::FailedPrecondition("run '" + run_id +
+                                        "' ended in error before its first checkpoint; there is nothing to resume "
+                                        "(start it again)");
+    }
+  }
+  return run;
+}
+
+Result<RunOutcome> RunService::Resume(const std::string& run_id, const ResumeSpec& spec, const RunHooks& hooks) {
+  Result<RunRecord> run = PrepareResume(run_id);
+  if (!run.ok()) return run.status();
+  if (run->app != "chat") {
+    store_->ReleaseRun(run_id);
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+                                 " run: its resume is assembled by the front end (service/app_table.h)");
+  }
+  return Continue(run_id, spec, hooks);
+}
+
+Result<RunOutcome> RunService::Continue(const std::string& run_id, const ResumeSpec& spec, const RunHooks& hooks) {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  Result<RunRecord> run = store_->Get(run_id);
+  if (!run.ok()) return run.status();
+  if (run->app != "chat") {
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+                                 " run: its resume is assembled by the front end (service/app_table.h)");
+  }
+  if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
+  Result<std::optional<RunState>> state = store_->LatestState(run_id);
+  if (!state.ok()) return state.status();
+  if (!state->has_value()) {
+    return Status::FailedPrecondition("run '" + run_id + "' has no checkpoint to go on from");
+  }
+  if (!Undecided(**state).empty()) {
+    return Status::FailedPrecondition("run '" + run_id + "' still waits for a decision on " +
+                                      Names(Undecided(**state)));
+  }
+  Result<ChatInputs> inputs = ChatInputsFromJson(run->inputs);
+  if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
+  return RunChatFrom(*run, *inputs, spec, hooks, **state);
+}
+
+Result<RunOutcome> RunService::RunChatFrom(const RunRecord& run, const ChatInputs& inputs, const ResumeSpec& spec,
+                                           const RunHooks& hooks, const RunState& state) {
+  Result<ChatParts> parts = ChatTools(inputs, hooks.warn);
+  if (!parts.ok()) return parts.status();
+  // The model: the spec's when it names one, else the stored one.
+  const ModelSettings settings = spec.model.url.empty() ? ModelFromStored(run.model, spec.model.api_key) : spec.model;
+  if (settings.url.empty()) {
+    return Status::InvalidArgument("run '" + run.id + "' has no model URL stored; give the model URL (llm_url)");
+  }
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(settings);
+  if (!model.ok()) return model.status();
+  AgentOptions options = inputs.options;
+  if (Status s = ApplyRules(inputs.require_approval, *parts, hooks, options); !s.ok()) {
+    return Status::InvalidArgument("run '" + run.id + "': " + s.message());
+  }
+  options.stream = options.stream || spec.stream;
+  options.cancel = hooks.cancel;
+  RunRecorder recorder(store_, run, hooks.warn, /*resumed=*/true);
+  options.on_checkpoint = recorder.Hook();
+  options.on_event = recorder.Events(hooks.on_event);
+  auto live = std::make_shared<Live>();
+  live->cancel = hooks.cancel;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_[run.id] = live;
+  }
+  RunResult result = ResumeChat(*model, parts->tools, state, options);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.erase(run.id);
+  }
+  const bool interrupted = hooks.cancel.cancelled() && result.status == RunStatus::kError;
+  recorder.Finish(result, interrupted);
+  RunOutcome out{.run_id = run.id, .status = StoredRunStatus(result, interrupted), .stored = true};
+  out.result = std::move(result);
+  return out;
+}
+
+Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
+                                         const Reviewer& reviewer) {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  Result<RunRecord> run = store_->Get(run_id);
+  if (!run.ok()) return run.status();
+  if (run->status != "awaiting_approval") {
+    return Status::FailedPrecondition("run '" + run_id + "' is not waiting for approval (its status is '" +
+                                      Printable(run->status) + "')");
+  }
+  const AppRow* app = FindApp(run->app);
+  if (!app || !app->waits_for_approval) {
+    return Status::FailedPrecondition("a '" + Printable(run->app) + "' run never waits for approval");
+  }
+  if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
+  Result<std::optional<RunState>> stored = store_->LatestState(run_id);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value() || (*stored)->awaiting_approval.empty()) {
+    store_->ReleaseRun(run_id);
+    return Status::FailedPrecondition("run '" + run_id + "' has no stored calls waiting for approval");
+  }
+  RunState state = std::move(**stored);
+  const std::vector<std::string> waiting = Undecided(state);
+  Result<ChatInputs> inputs = ChatInputsFromJson(run->inputs);
+  if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
+  std::shared_ptr<ToolRegistry> tools;  // built only when arguments are edited
+  const std::string now = StoreTimestampMillis(std::chrono::system_clock::now());
+  DecideOutcome out;
+  auto fail = [&](Status s) {
+    store_->ReleaseRun(run_id);
+    return s;
+  };
+  for (const CallDecision& d : decisions) {
+    std::vector<std::string> targets = waiting;
+    if (!d.call_id.empty()) {
+      if (std::find(waiting.begin(), waiting.end(), d.call_id) == waiting.end() || state.approvals.count(d.call_id)) {
+        return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + Printable(d.call_id) +
+                                            "' (waiting: " + Names(waiting) + ")"));
+      }
+      targets = {d.call_id};
+    } else {
+      std::erase_if(targets, [&](const std::string& c) { return state.approvals.count(c) > 0; });
+    }
+    if (!d.arguments.empty() && targets.size() != 1) {
+      return fail(Status::InvalidArgument("edited arguments are for one call: name it (waiting: " + Names(waiting) +
+                                          ")"));
+    }
+    for (const std::string& call_id : targets) {
+      ApprovalDecision decision{.approved = d.approve,
+                                .reason = d.approve ? "" : d.reason,
+                                .reviewer = reviewer.identity,
+                                .decided_at = now};
+      if (!d.arguments.empty()) {
+        if (!tools) {
+          Result<ChatParts> parts = ChatTools(*inputs, nullptr);
+          if (!parts.ok()) return fail(parts.status());
+          tools = parts->tools;
+        }
+        auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
+                                 [&](const ToolCall& c) { return c.id == call_id; });
+        const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
+        Result<Json> valid = tools->ValidateArguments(tool, d.arguments);
+        if (!valid.ok()) {
+          return fail(Status::InvalidArgument("the arguments for " + Printable(tool) + ": " +
+                                              valid.status().message()));
+        }
+        decision.arguments = DumpJson(*valid);
+      }
+      state.approvals[call_id] = decision;
+      out.decided.push_back(call_id);
+    }
+  }
+  out.waiting = Undecided(state);
+  // The decisions are stored before anything runs: a crash from here on
+  // goes on with them.
+  if (Status s = store_->SaveCheckpoint(run_id, state, {}, out.waiting.empty() ? "running" : "awaiting_approval");
+      !s.ok()) {
+    return fail(s);
+  }
+  if (!out.waiting.empty()) store_->ReleaseRun(run_id);  // still paused: free for the next reviewer
+  return out;
+}
+
+Status RunService::Cancel(const std::string& run_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(run_id);
+  if (it == live_.end()) return Status::NotFound("run '" + run_id + "' is not running in this process");
+  it->second->cancel.Cancel();
+  return Status::OK();
+}
+
+Result<RunView> RunService::Show(const std::string& run_id) const {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  RunView view;
+  Result<RunRecord> run = store_->Get(run_id);
+  if (!run.ok()) return run.status();
+  view.run = std::move(*run);
+  Result<std::vector<StepRecord>> steps = store_->Steps(run_id);
+  if (!steps.ok()) return steps.status();
+  view.steps = std::move(*steps);
+  if (view.run.status == "awaiting_approval") {
+    Result<std::optional<RunState>> state = store_->LatestState(run_id);
+    if (!state.ok()) return state.status();
+    if (state->has_value()) {
+      const RunState& st = **state;
+      view.waiting_step = st.step;
+      const std::vector<std::string> waiting = Undecided(st);
+      for (const ToolCall& c : st.turn.tool_calls) {
+        if (std::find(waiting.begin(), waiting.end(), c.id) != waiting.end()) view.waiting.push_back(c);
+      }
+    }
+  }
+  return view;
+}
+
+Result<std::vector<RunRecord>> RunService::List(const RunFilter& filter) const {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  return store_->List(filter);
+}
+
+Result<std::vector<RunEvent>> RunService::Events(const std::string& run_id, int64_t after_seq) const {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  if (Result<RunRecord> run = store_->Get(run_id); !run.ok()) return run.status();
+  Result<std::vector<RunEvent>> events = store_->Events(run_id);
+  if (!events.ok()) return events.status();
+  std::erase_if(*events, [after_seq](const RunEvent& e) { return e.seq <= after_seq; });
+  return events;
+}
+
+}  // namespace medreact::service
