@@ -13,6 +13,8 @@
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+# The run is recorded in a store under the build folder, never in the user's own.
+export MEDREACT_STORE="$(cd "$build" && pwd)/demo-runs.sqlite"
 root=$(cd "$here/../.." && pwd)
 out=$(mktemp -d)
 trap 'kill "$mock_pid" 2>/dev/null || true' EXIT
