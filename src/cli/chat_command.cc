@@ -22,6 +22,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "tools/imaging/image_store.h"
 
@@ -59,7 +60,7 @@ struct ChatFlags {
 
 int RunChatCommand(const ChatFlags& flags) {
   auto fail = [](const std::string& message) {
-    std::cerr << "medreact chat: " << message << "\n";
+    std::cerr << "medreact chat: " << WithFlagNames(message) << "\n";
     return kExitBadInput;
   };
   if (!flags.message_file.empty() && !flags.message.empty()) {
@@ -94,7 +95,8 @@ int RunChatCommand(const ChatFlags& flags) {
       ChatTools(SplitPackList(flags.tools),
                 {.fhir_path = flags.fhir_path, .as_of = flags.as_of, .corpus_dir = flags.corpus_dir,
                  .extras_path = flags.extras_path,
-                 .on_warning = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; }},
+                 .on_warning =
+                     [](const std::string& w) { std::cerr << "medreact chat: " << WithFlagNames(w) << "\n"; }},
                 &tool_packs);
   if (!tools.ok()) return fail(tools.status().message());
   Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model);
@@ -156,7 +158,7 @@ int RunChatCommand(const ChatFlags& flags) {
   FinishRecordedRun(recorder.get(), result, std::cerr, "medreact chat");
 
   if (Status s = (*reporter)->WriteTrace(result.trace); !s.ok()) {
-    std::cerr << "medreact chat: " << s.message() << "\n";
+    std::cerr << "medreact chat: " << WithFlagNames(s.message()) << "\n";
     return ExitCodeAfterInterrupt(kExitRunFailed);
   }
   return ReportChatResult(result, flags.json, recorder != nullptr, "medreact chat");

@@ -1,6 +1,7 @@
 #include "cli/model_flags.h"
 
 #include "cli/flag_checks.h"
+#include "cli/setting_flags.h"
 
 namespace medreact::cli {
 
@@ -31,7 +32,9 @@ Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppM
   ModelConfig config{.provider = flags.protocol, .base_url = flags.llm_url, .model = flags.model,
                      .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
                      .max_retries = flags.max_retries, .context_tokens = flags.context_size};
-  return BuildModel(config, app);
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(config, app);
+  if (!model.ok()) return WithFlagNames(model.status());
+  return model;
 }
 
 }  // namespace medreact::cli
