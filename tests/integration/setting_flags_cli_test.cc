@@ -58,7 +58,8 @@ TEST(SettingFlagsCliTest, AnUnwritableStoreNamesTheFlag) {
 TEST(SettingFlagsCliTest, CxrSaysWhichFlagWouldOfferEachTool) {
   TempDir dir;
   ProcessResult r = RunCommand({MEDREACT_BINARY, "cxr",
-                                MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm", "--question", "Anything?", "--no-store", "--image-dir", dir.File("images")});
+                                MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm", "--question",
+                                "Anything?", "--no-store", "--image-dir", dir.File("images")});
   EXPECT_THAT(r.err, HasSubstr("chest_xray_classifier: no classifier endpoint (--classifier-url or "
                                "MEDREACT_CXR_CLASSIFIER_URL)"));
   EXPECT_THAT(r.err, HasSubstr("xray_vqa: no vision model: set its URL (--vision-url or MEDREACT_CXR_VISION_URL) "
