@@ -20,7 +20,8 @@
 namespace medreact {
 namespace {
 
-// The comment after `k<Name>,` in events.h, e.g. for "ToolStarted".
+// The comment after `k<Name>,` in events.h, e.g. for "ToolStarted", with
+// the comment-only lines that continue it.
 std::string DocOf(const std::string& enumerator) {
   std::ifstream in(std::string(MEDREACT_SOURCE_DIR) + "/include/medreact/events.h");
   std::string line;
@@ -28,7 +29,14 @@ std::string DocOf(const std::string& enumerator) {
     const size_t at = line.find("k" + enumerator + ",");
     if (at == std::string::npos) continue;
     const size_t comment = line.find("//", at);
-    if (comment != std::string::npos) return line.substr(comment + 2);
+    if (comment == std::string::npos) return "";
+    std::string doc = line.substr(comment + 2);
+    while (std::getline(in, line)) {
+      const size_t text = line.find_first_not_of(' ');
+      if (text == std::string::npos || line.compare(text, 2, "//") != 0) break;
+      doc += " " + line.substr(text + 2);
+    }
+    return doc;
   }
   return "";
 }
@@ -130,6 +138,11 @@ TEST(EventsDocTest, EveryEmittedFieldAndDataKeyIsDocumented) {
   }
   EXPECT_EQ(types, (std::set<std::string>{"run_started", "model_request", "assistant_message", "tool_started",
                                           "tool_finished", "step_finished", "run_finished"}));
+}
+
+TEST(EventsDocTest, ACommentGoesOnOnTheLinesBelowIt) {
+  EXPECT_EQ(DocumentedDataKeys(DocOf("Approval")).count("decision"), 1u) << DocOf("Approval");
+  EXPECT_EQ(DocOf("Error").find("graph"), std::string::npos);  // the next enumerator's comment is not its
 }
 
 TEST(EventsDocTest, TheKeyReaderReadsTopLevelKeysOnly) {
