@@ -1,7 +1,7 @@
 // `make run`'s demos (examples/run.sh, examples/research/run.sh,
-// examples/cxr/run.sh) and the chat demo keep everything they write in the
-// build folder they are given: their runs go to a store there
-// (demo-runs.sqlite), never to the user's data or cache folders. Each script
+// examples/cxr/run.sh) and the chat demo keep what they write in the build
+// folder they are given: their runs go to a store there (demo-runs.sqlite),
+// never to the user's data or cache folders; cxr's result too (cxr-demo/). Each script
 // runs for real against a build folder of links to the binaries, with HOME
 // pointing at an empty folder that must stay empty.
 #include <gmock/gmock.h>
@@ -45,6 +45,9 @@ TEST_P(DemoScriptsTest, WritesOnlyIntoTheBuildFolder) {
   ASSERT_EQ(r.exit_code, 0) << r.out << "\n" << r.err;
   EXPECT_THAT(FilesUnder(dir.File("home")), ::testing::IsEmpty()) << "the demo wrote into the user's folders";
   EXPECT_TRUE(fs::is_regular_file(dir.File("build/demo-runs.sqlite"))) << r.out << "\n" << r.err;
+  if (std::string(GetParam()) == "examples/cxr/run.sh") {
+    EXPECT_TRUE(fs::is_regular_file(dir.File("build/cxr-demo/result.json"))) << r.out;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Demos, DemoScriptsTest,
