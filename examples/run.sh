@@ -10,6 +10,9 @@
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."   # the repository root: paths below are relative to it
+# The demo's runs are recorded in a store under the build folder, never in the
+# user's own (~/.local/share/medreact/runs.sqlite).
+export MEDREACT_STORE="$(cd "$build" && pwd)/demo-runs.sqlite"
 here=examples
 results="$build/worklist-results"
 tmp=$(mktemp -d)

@@ -9,6 +9,8 @@
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+# The run is recorded in a store under the build folder, never in the user's own.
+export MEDREACT_STORE="$(cd "$build" && pwd)/demo-runs.sqlite"
 out=$(mktemp -d)
 trap 'kill "$mock_pid" 2>/dev/null || true; rm -rf "$out"' EXIT
 

@@ -8,13 +8,16 @@
 # real DICOM chest radiograph with no language model: the offline plan calls
 # the tools over HTTP in MedRAX's order (read the DICOM and classify, then
 # ground and segment what is above the threshold, then draw) and writes a
-# templated summary that cites each tool. The annotated PNG is kept in the
-# output folder printed at the end.
+# templated summary that cites each tool. The result, the trace and the
+# annotated PNG are kept in BUILD_DIR/cxr-demo/, printed at the end.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+# The run is recorded in a store under the build folder, never in the user's own.
+export MEDREACT_STORE="$(cd "$build" && pwd)/demo-runs.sqlite"
 root=$(cd "$here/../.." && pwd)
-out=$(mktemp -d)
+out="$(cd "$build" && pwd)/cxr-demo"
+rm -rf "$out" && mkdir -p "$out"
 trap 'kill "$mock_pid" 2>/dev/null || true' EXIT
 
 "$build/medreact-mock-llm" --script "$here/endpoints.json" --port 0 --port-file "$out/port" >/dev/null 2>"$out/mock.log" &

@@ -7,6 +7,8 @@
 set -euo pipefail
 build="${1:-build}"
 here="$(cd "$(dirname "$0")" && pwd)"
+# The run is recorded in a store under the build folder, never in the user's own.
+export MEDREACT_STORE="$(cd "$build" && pwd)/demo-runs.sqlite"
 out="$build/research-demo"
 rm -rf "$out" && mkdir -p "$out"
 echo

@@ -18,14 +18,14 @@
 namespace medreact {
 
 enum class EventType {
-  kRunStarted,        // data: {"model","protocol","tools":[...],"max_steps"}
+  kRunStarted,        // data: {"model","protocol","tools":[...],"max_steps","resumed_at_step"} (the last on Resume)
   kModelRequest,      // step, data: {"messages": n, "tools": n, "fallback": bool}
   kModelDelta,        // step, text: streamed text fragment
   kAssistantMessage,  // step, text: content, data: {"tool_calls": [...], "parse_error"}
-  kToolStarted,       // step, tool_name, tool_call_id, data: {"arguments": text}
+  kToolStarted,       // step, tool_name, tool_call_id, text: the arguments (JSON text), data: {"arguments_bytes": n}
   kToolFinished,      // step, tool_name, tool_call_id, ok, elapsed_ms, text: observation
   kStepFinished,      // step, elapsed_ms, data: {"usage": {...}}
-  kRunFinished,       // text: answer, data: {"status", "steps"}
+  kRunFinished,       // step, elapsed_ms, text: answer, data: {"status", "steps"}
   kError,             // text: message (model failure, nudges are not errors)
   kGraphTransition,   // step: the graph step, data: GraphTransition JSON (graph.h) — graph-run apps only
   kApproval,          // step, tool_name, tool_call_id, data: {"decision": "awaiting"|"approved"|"edited"|

@@ -24,6 +24,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "service/run_service.h"
 #include "tools/imaging/image_store.h"
@@ -63,7 +64,7 @@ struct ChatFlags {
 
 int RunChatCommand(const ChatFlags& flags) {
   auto fail = [](const std::string& message) {
-    std::cerr << "medreact chat: " << message << "\n";
+    std::cerr << "medreact chat: " << WithFlagNames(message) << "\n";
     return kExitBadInput;
   };
   if (!flags.message_file.empty() && !flags.message.empty()) {
@@ -119,7 +120,7 @@ int RunChatCommand(const ChatFlags& flags) {
   options.stream = flags.stream;
   options.temperature = flags.temperature;
   options.max_tokens = flags.max_tokens;
-  auto warn = [](const std::string& w) { std::cerr << "medreact chat: " << w << "\n"; };
+  auto warn = [](const std::string& w) { std::cerr << "medreact chat: " << WithFlagNames(w) << "\n"; };
   // The run store: a checkpoint after every step and tool call (medreact runs resume).
   Result<std::shared_ptr<RunStore>> store = OpenStoreForRun(flags.store, warn);
   if (!store.ok()) return fail(store.status().message());
@@ -138,7 +139,7 @@ int RunChatCommand(const ChatFlags& flags) {
   const service::ChatStart follow_up_template = start;  // settings for the conversation's next turns
   // Every check (tools, model, images, rules) before any work.
   Result<std::unique_ptr<service::PreparedChat>> prepared = runs.PrepareChat(std::move(start), hooks);
-  if (!prepared.ok()) return fail(SettingsAsFlags(prepared.status().message()));
+  if (!prepared.ok()) return fail(prepared.status().message());
   // Last: the event log is created only once nothing can be refused any more.
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return fail(reporter.status().message());
@@ -148,13 +149,13 @@ int RunChatCommand(const ChatFlags& flags) {
   // model's clarifying question).
   for (int turn = 1;; ++turn) {
     Result<service::RunOutcome> out = runs.RunPrepared(std::move(*prepared), hooks);
-    if (!out.ok()) return fail(SettingsAsFlags(out.status().message()));
+    if (!out.ok()) return fail(out.status().message());
     if (out->status == "interrupted" && out->stored) {
       std::cerr << "medreact chat: the run was interrupted; go on with it with 'medreact runs resume " << out->run_id
                 << "'\n";
     }
     if (Status s = (*reporter)->WriteTrace(out->result.trace); !s.ok()) {
-      std::cerr << "medreact chat: " << s.message() << "\n";
+      std::cerr << "medreact chat: " << WithFlagNames(s.message()) << "\n";
       return ExitCodeAfterInterrupt(kExitRunFailed);
     }
     const int code = ReportChatResult(out->result, flags.json, out->stored, "medreact chat");
@@ -168,7 +169,7 @@ int RunChatCommand(const ChatFlags& flags) {
     follow.images.clear();  // the first turn's images are in the history
     follow.history = std::move(out->result.messages);
     prepared = runs.PrepareChat(std::move(follow), hooks);
-    if (!prepared.ok()) return fail(SettingsAsFlags(prepared.status().message()));
+    if (!prepared.ok()) return fail(prepared.status().message());
   }
 }
 

@@ -5,6 +5,7 @@
 #include "cli/approval_flags.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 
 namespace medreact::cli {
 
@@ -33,7 +34,8 @@ int ReportChatResult(const RunResult& result, bool json, bool stored, const std:
     return ExitCodeAfterInterrupt(kExitAwaitingApproval);
   }
   if (result.status != RunStatus::kFinished) {
-    std::cerr << who << ": run ended with status '" << RunStatusName(result.status) << "': " << result.error << "\n";
+    std::cerr << who << ": run ended with status '" << RunStatusName(result.status)
+              << "': " << WithFlagNames(result.error) << "\n";
     return ExitCodeAfterInterrupt(kExitRunFailed);
   }
   return ExitCodeAfterInterrupt(kExitOk);

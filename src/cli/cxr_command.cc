@@ -44,6 +44,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "medreact/model_factory.h"
 #include "tools/imaging/imaging_client.h"
@@ -84,7 +85,7 @@ struct CxrFlags {
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "medreact cxr: " << message << "\n";
+  std::cerr << "medreact cxr: " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 
@@ -233,7 +234,7 @@ int RunCxrCommand(const CxrFlags& flags) {
   if (!flags.quiet) {
     std::string offered, missing;
     for (const auto& t : imaging::ImagingToolsStatus(config.tools)) {
-      (t.offered ? offered : missing) += "\n  " + t.name + ": " + t.reason;
+      (t.offered ? offered : missing) += "\n  " + t.name + ": " + WithFlagNames(t.reason);
     }
     std::cerr << "cxr: tools offered:" << (offered.empty() ? " none" : offered) << "\n";
     if (!missing.empty()) std::cerr << "cxr: tools not offered:" << missing << "\n";

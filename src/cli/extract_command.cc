@@ -16,6 +16,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "medreact/json_schema.h"
 #include "medreact/trace.h"
@@ -45,7 +46,7 @@ struct ExtractFlags {
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "medreact extract: " << message << "\n";
+  std::cerr << "medreact extract: " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 

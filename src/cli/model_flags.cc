@@ -1,8 +1,8 @@
 #include "cli/model_flags.h"
 
 #include "cli/flag_checks.h"
+#include "cli/setting_flags.h"
 
-#include <string_view>
 #include <utility>
 
 namespace medreact::cli {
@@ -36,7 +36,9 @@ Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppM
                      .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
                      .max_retries = flags.max_retries, .context_tokens = flags.context_size,
                      .context_cache = std::move(context_cache)};
-  return BuildModel(config, app);
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(config, app);
+  if (!model.ok()) return WithFlagNames(model.status());
+  return model;
 }
 
 service::ModelSettings ModelSettingsOf(const ModelFlags& flags) {
@@ -47,20 +49,6 @@ service::ModelSettings ModelSettingsOf(const ModelFlags& flags) {
           .request_timeout_s = flags.request_timeout_s,
           .max_retries = flags.max_retries,
           .context_size = flags.context_size};
-}
-
-std::string SettingsAsFlags(std::string message) {
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"(llm_url)", "(--llm-url)"},
-      {"(model)", "(--model)"},
-      {"(protocol)", "(--protocol)"},
-  };
-  for (const auto& [setting, flag] : kFlags) {
-    for (size_t at = message.find(setting); at != std::string::npos; at = message.find(setting, at + flag.size())) {
-      message.replace(at, setting.size(), flag);
-    }
-  }
-  return message;
 }
 
 }  // namespace medreact::cli

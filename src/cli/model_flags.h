@@ -41,10 +41,6 @@ Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppM
 // The flags as the run service's model settings.
 service::ModelSettings ModelSettingsOf(const ModelFlags& flags);
 
-// A library or service message with the settings it names given as this
-// program's flags: "the model URL (llm_url)" → "the model URL (--llm-url)".
-std::string SettingsAsFlags(std::string message);
-
 }  // namespace medreact::cli
 
 #endif  // MEDREACT_CLI_MODEL_FLAGS_H_

@@ -33,6 +33,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/file_io.h"
 #include "core/text_util.h"
@@ -67,7 +68,7 @@ struct ResearchFlags {
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "medreact research: " << message << "\n";
+  std::cerr << "medreact research: " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 

@@ -37,6 +37,7 @@
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
 #include "cli/runs_resume_triage.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
 #include "service/run_service.h"
@@ -47,7 +48,7 @@ namespace {
 constexpr char kWho[] = "medreact runs";
 
 int Fail(const std::string& message, int code = kExitBadInput) {
-  std::cerr << kWho << ": " << message << "\n";
+  std::cerr << kWho << ": " << WithFlagNames(message) << "\n";
   return code;
 }
 
@@ -247,7 +248,7 @@ int ContinueChatRun(const ResumeFlags& flags, service::RunService& runs, const R
                                                                  : service::ModelSettings{.api_key = flags.model.api_key},
                                  .stream = flags.stream};
   Result<service::RunOutcome> out = runs.Continue(run.id, spec, CliHooks(**reporter, flags.approval_prompt, tools));
-  if (!out.ok()) return Fail(SettingsAsFlags(out.status().message()));
+  if (!out.ok()) return Fail(out.status().message());
   if (out->status == "interrupted") {
     std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << run.id << "'\n";
   }

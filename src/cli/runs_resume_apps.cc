@@ -8,6 +8,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/file_io.h"
 #include "medreact/json_schema.h"
@@ -19,7 +20,7 @@ namespace {
 constexpr char kWho[] = "medreact runs";
 
 int Fail(const std::string& message) {
-  std::cerr << kWho << ": " << message << "\n";
+  std::cerr << kWho << ": " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 

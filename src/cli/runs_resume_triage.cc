@@ -6,6 +6,7 @@
 #include "apps/triage/triage_app.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 
 namespace medreact::cli {
@@ -14,7 +15,7 @@ namespace {
 constexpr char kWho[] = "medreact runs";
 
 int Fail(const std::string& message) {
-  std::cerr << kWho << ": " << message << "\n";
+  std::cerr << kWho << ": " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 
 namespace medreact::cli {
 namespace {
@@ -46,18 +47,20 @@ Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,
   Result<std::unique_ptr<RunStore>> store =
       path.ok() ? RunStore::Open(*path, {.sync_full = flags.fsync}) : Result<std::unique_ptr<RunStore>>(path.status());
   if (store.ok()) return std::shared_ptr<RunStore>(std::move(*store));
-  if (named) return store.status();
-  if (warn) warn(store.status().message() + "; this run is not recorded (give --store PATH or --no-store)");
+  if (named) return WithFlagNames(store.status());
+  if (warn) {
+    warn(WithFlagNames(store.status().message()) + "; this run is not recorded (give --store PATH or --no-store)");
+  }
   return std::shared_ptr<RunStore>();
 }
 
 Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool fsync) {
   bool named = false;
   Result<std::string> path = StorePath(flag, &named);
-  if (!path.ok()) return path.status();
+  if (!path.ok()) return WithFlagNames(path.status());
   Result<std::unique_ptr<RunStore>> store =
       RunStore::Open(*path, {.sync_full = fsync, .create_if_missing = false});
-  if (!store.ok()) return store.status();
+  if (!store.ok()) return WithFlagNames(store.status());
   return std::shared_ptr<RunStore>(std::move(*store));
 }
 

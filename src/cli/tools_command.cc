@@ -1,11 +1,17 @@
 // `medreact tools list [--pack NAME]`: the tool specs a model would be shown,
 // as a JSON array on stdout — the machine-readable catalogue for front ends
-// and for checking a pack's descriptions and schemas.
+// and for checking a pack's descriptions and schemas. The imaging pack is not
+// a row of the pack table (only the chest X-ray app offers it, over its
+// images, endpoints and vision model); it is listed last, each tool with
+// "offered": false and "why": what it needs (ImagingToolsStatus of an
+// unconfigured pack, with the CLI's flag names).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/setting_flags.h"
 #include "medreact/tool_registry.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/imaging/imaging_pack.h"
 #include "tools/packs.h"
 #include "tools/rag/rag_pack.h"
 
@@ -19,6 +25,22 @@ struct ToolsFlags {
 Json EmptyBundle() {
   return Json{{"resourceType", "Bundle"}, {"type", "collection"},
               {"entry", Json::array({Json{{"resource", {{"resourceType", "Patient"}, {"id", "example"}}}}})}};
+}
+
+constexpr char kImagingPack[] = "imaging";
+
+// The imaging pack's seven tools, none offered without configuration, and why.
+void AppendImagingPack(Json& out) {
+  const std::vector<ToolSpec> specs = imaging::ImagingPackSpecs();
+  const std::vector<imaging::ImagingToolStatus> status = imaging::ImagingToolsStatus({});
+  for (size_t i = 0; i < specs.size() && i < status.size(); ++i) {
+    out.push_back(Json{{"pack", kImagingPack},
+                       {"name", specs[i].name},
+                       {"description", specs[i].description},
+                       {"parameters", specs[i].parameters},
+                       {"offered", status[i].offered},
+                       {"why", WithFlagNames(status[i].reason)}});
+  }
 }
 
 int RunToolsList(const ToolsFlags& flags) {
@@ -45,9 +67,11 @@ int RunToolsList(const ToolsFlags& flags) {
                          {"parameters", spec.parameters}});
     }
   }
+  if (flags.pack.empty() || flags.pack == kImagingPack) AppendImagingPack(out);
   if (!flags.pack.empty() && out.empty()) {
     std::string known;
     for (const auto& p : KnownPacks()) known += (known.empty() ? "" : ", ") + p.name;
+    known += std::string(", ") + kImagingPack;
     std::cerr << "medreact tools: unknown pack '" << flags.pack << "' (known packs: " << known << ")\n";
     return kExitBadInput;
   }

@@ -19,6 +19,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
 #include "medreact/trace.h"
@@ -40,7 +41,7 @@ struct TriageCommandFlags {
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "medreact triage: " << message << "\n";
+  std::cerr << "medreact triage: " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 

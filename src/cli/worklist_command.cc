@@ -23,6 +23,7 @@
 #include "apps/triage/worklist.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
 #include "core/file_io.h"
@@ -76,7 +77,7 @@ int RunWorklistCommand(const WorklistFlags& flags) {
   }
   Result<TriageSetup> setup = MakeTriageSetup(flags.triage);
   if (!setup.ok()) {
-    std::cerr << "medreact worklist: " << setup.status().message() << "\n";
+    std::cerr << "medreact worklist: " << WithFlagNames(setup.status().message()) << "\n";
     return kExitBadInput;
   }
   if (!flags.out_dir.empty()) {  // checked before any case runs
@@ -103,7 +104,7 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       return kExitBadInput;
     }
   }
-  auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << w << "\n"; };
+  auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << WithFlagNames(w) << "\n"; };
   // Only a model's investigations are recorded (triage_app.h).
   Result<std::shared_ptr<RunStore>> store = std::shared_ptr<RunStore>();
   if (setup->make_model) {
@@ -112,7 +113,7 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     store = Status::InvalidArgument("give either --store or --no-store, not both");
   }
   if (!store.ok()) {
-    std::cerr << "medreact worklist: " << store.status().message() << "\n";
+    std::cerr << "medreact worklist: " << WithFlagNames(store.status().message()) << "\n";
     return kExitBadInput;
   }
   auto events = std::make_shared<CaseEventLog>();

@@ -309,15 +309,16 @@ RunResult Agent::Loop::Run(const RunState* resume) {
   trace_.final_fields = final_fields_;
   trace_.usage = usage_;
   trace_.elapsed_ms = MsSince(started_);
+  // Emitted before the trace moves into the result: Emit logs with the trace's run id.
+  Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
+        .elapsed_ms = trace_.elapsed_ms,
+        .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
   result.trace = std::move(trace_);
   result.messages = std::move(messages_);
   result.answers_checked = answers_checked_;
   result.answer_accepted = answer_accepted_;
   result.answer_feedback = answer_feedback_;
   result.paused = std::move(paused_);
-  Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
-        .elapsed_ms = result.trace.elapsed_ms,
-        .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
   return result;
 }
 

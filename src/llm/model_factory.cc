@@ -32,14 +32,15 @@ Result<std::string> ResolveProvider(std::string_view planner, std::string_view p
     return std::string("rules");
   }
   if (planner != "model" && planner != "auto") {
-    return Status::InvalidArgument("--planner must be auto, model or rules, got '" + std::string(planner) + "'");
+    return Status::InvalidArgument("the planner (planner) must be auto, model or rules, got '" + std::string(planner) +
+                                   "'");
   }
   if (!has_server) {
     if (planner == "auto" && app_has_planner) return std::string("rules");
     return Status::InvalidArgument(
-        std::string(planner == "model" ? "--planner model needs a model server" : "no model server configured") +
-        ": set MEDREACT_LLM_URL or pass --llm-url (an OpenAI-compatible base URL such as "
-        "http://127.0.0.1:8000/v1)");
+        std::string(planner == "model" ? "the planner (planner) 'model' needs a model server"
+                                       : "no model server configured") +
+        ": set the model URL (llm_url) to an OpenAI-compatible base URL such as http://127.0.0.1:8000/v1");
   }
   return std::string(protocol);
 }
@@ -62,7 +63,7 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
     return app.rules_planner();
   }
   if (!StartsWith(config.base_url, "http://") && !StartsWith(config.base_url, "https://")) {
-    return Status::InvalidArgument("--llm-url must start with http:// or https://, got '" +
+    return Status::InvalidArgument("the model URL (llm_url) must start with http:// or https://, got '" +
                                    RedactUrl(config.base_url) + "'");
   }
   OpenAIOptions options;

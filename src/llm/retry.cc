@@ -81,7 +81,8 @@ ModelAttempt HttpFailureAttempt(const HttpResponse& response, const std::string&
     // llama-server without its Jinja templates (--no-jinja; older builds'
     // default) refuses "tools" with a 500 that no retry changes.
     attempt.error = Status::InvalidArgument(
-        "the server cannot take native tool calls (start llama-server with --jinja, or use --protocol text): " + text);
+        "the server cannot take native tool calls (start llama-server with --jinja, or set the tool protocol "
+        "(protocol) to text): " + text);
   } else if (IsRetryableHttpStatus(response.status)) {
     attempt.retryable = true;
     attempt.retry_after = RetryAfter(response);
@@ -91,9 +92,9 @@ ModelAttempt HttpFailureAttempt(const HttpResponse& response, const std::string&
     // llama.cpp: "the request exceeds the available context size"; others say
     // "maximum context length". Say what it means before the server's words.
     attempt.error = Status::InvalidArgument(
-        "the request does not fit the model's context window (when the window was not known, give "
-        "--context-size; when it was, the request's size was underestimated for this model's tokenizer: give a "
-        "smaller --context-size to leave room, or use a server with a larger context): " + text);
+        "the request does not fit the model's context window (when the window was not known, give its size "
+        "(context_size); when it was, the request's size was underestimated for this model's tokenizer: give a "
+        "smaller size (context_size) to leave room, or use a server with a larger context): " + text);
   } else if (response.status == 401 || response.status == 403) {
     attempt.error = Status::PermissionDenied(std::move(text));
   } else {

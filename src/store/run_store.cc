@@ -505,7 +505,7 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
   } else {
     if (Status s = MakePrivateFolders(fs::path(path).parent_path().string()); !s.ok()) {
       return Status::Unavailable(s.message() + " for the run store '" + path +
-                                 "'; choose a writable path with --store or MEDREACT_STORE");
+                                 "'; choose a writable path for the run store (store) or in MEDREACT_STORE");
     }
     // Created private before SQLite opens it (SQLite would use 0644).
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -513,7 +513,7 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
       ::close(fd);
     } else if (errno != EEXIST) {
       return Status::Unavailable("cannot create the run store '" + path + "': " + std::strerror(errno) +
-                                 "; choose a writable path with --store or MEDREACT_STORE");
+                                 "; choose a writable path for the run store (store) or in MEDREACT_STORE");
     }
   }
   auto db = std::make_unique<Db>();
@@ -931,7 +931,8 @@ Result<std::string> DefaultRunStorePath(const std::function<const char*(const ch
     data = fs::path(home) / ".local" / "share";
   } else {
     return Status::FailedPrecondition(
-        "no folder for the run store: set XDG_DATA_HOME or HOME to an absolute path, or give --store PATH");
+        "no folder for the run store: set XDG_DATA_HOME or HOME to an absolute path, or give the run store's "
+        "path (store)");
   }
   return (data / "medreact" / "runs.sqlite").string();
 }

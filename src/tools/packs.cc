@@ -36,7 +36,7 @@ namespace {
 
 Status RegisterFhir(ToolRegistry& registry, const PackContext& context) {
   if (context.fhir_path.empty()) {
-    return Status::InvalidArgument("the fhir pack reads a patient record: name it with --fhir BUNDLE");
+    return Status::InvalidArgument("the fhir pack reads a patient record: give its path (fhir_path)");
   }
   auto store = FhirStore::LoadFile(context.fhir_path);
   if (!store.ok()) return store.status();
@@ -49,14 +49,16 @@ Status RegisterFhir(ToolRegistry& registry, const PackContext& context) {
 Status RegisterRag(ToolRegistry& registry, const PackContext& context) {
   if (context.corpus_dir.empty() && context.extras_path.empty()) {
     return Status::InvalidArgument(
-        "the rag pack reads guideline files: name a folder with --corpus DIR and/or hints with --extras FILE");
+        "the rag pack reads guideline files: give a folder of them (corpus_dir) and/or a hints file (extras_path)");
   }
   std::shared_ptr<RagIndex> index;
   if (!context.corpus_dir.empty()) {
     auto opened = RagIndex::Open(context.corpus_dir);
     if (!opened.ok()) return opened.status();
     if (context.on_warning) {
-      for (const std::string& w : opened->last_update().warnings) context.on_warning("--corpus: " + w);
+      for (const std::string& w : opened->last_update().warnings) {
+        context.on_warning("guideline folder (corpus_dir): " + w);
+      }
     }
     index = std::make_shared<RagIndex>(std::move(*opened));
   }
@@ -98,7 +100,7 @@ const std::vector<PackRow>& PackTable() {
        [](ToolRegistry& r, const PackContext&) { return RegisterGrowthPack(r); }},
       {"rag",
        "query_rag over a guideline folder (SQLite FTS5/BM25) and query_extras over a hints file; reads only "
-       "the paths the user names (--corpus, --extras)",
+       "the folder and the hints file the user names",
        &RegisterRag},
       {"literature",
        "search_pubmed, search_clinical_trials, search_preprints (PubMed E-utilities, ClinicalTrials.gov API v2, "

@@ -419,7 +419,8 @@ TEST_F(LiteratureE2E, OfflineServesTheCacheAndSaysWhatIsMissing) {
   Result<LiteratureResults> miss = cached.Search("PTEN D326N", 5, {});
   ASSERT_FALSE(miss.ok());
   EXPECT_EQ(miss.status().code(), StatusCode::kNotFound);
-  EXPECT_THAT(miss.status().message(), HasSubstr("not in the literature cache (offline; use --online)"));
+  EXPECT_THAT(miss.status().message(),
+              HasSubstr("not in the literature cache, and the pack is offline (online is off)"));
   EXPECT_EQ(server_.requests().size(), requests);
 
   // The cache holds neither the key nor the address, and is private.

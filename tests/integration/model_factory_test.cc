@@ -31,10 +31,12 @@ TEST(ModelFactoryTest, PlannerAndProtocolResolveTheSameWayForEveryFrontEnd) {
 
   Result<std::string> no_server = ResolveProvider("model", "native", false, true);
   ASSERT_FALSE(no_server.ok());
-  EXPECT_THAT(no_server.status().message(), HasSubstr("--planner model needs a model server"));
+  EXPECT_THAT(no_server.status().message(), HasSubstr("the planner (planner) 'model' needs a model server"));
   Result<std::string> chat = ResolveProvider("auto", "native", false, false);  // chat: no planner
   ASSERT_FALSE(chat.ok());
-  EXPECT_THAT(chat.status().message(), HasSubstr("MEDREACT_LLM_URL"));
+  // The library names the setting; the CLI writes its flag (setting_flags.h).
+  EXPECT_THAT(chat.status().message(), HasSubstr("set the model URL (llm_url)"));
+  EXPECT_THAT(chat.status().message(), ::testing::Not(HasSubstr("--")));
   EXPECT_FALSE(ResolveProvider("rules", "native", true, false).ok());
   EXPECT_FALSE(ResolveProvider("sometimes", "native", true, true).ok());
 }

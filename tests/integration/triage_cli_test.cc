@@ -83,7 +83,8 @@ TEST(TriageCliTest, BadInputExitsTwoAndWritesNothing) {
       {{"--fhir", fhir, "--findings", "PE", "--as-of", "last week"}, "--as-of"},
       {{"--fhir", fhir, "--findings", "PE", "--base-priority", "4"}, "base-priority"},
       {{"--fhir", fhir, "--findings", "PE", "--planner", "model"}, "needs a model server"},
-      {{"--fhir", fhir, "--findings", "PE", "--llm-url", "ftp://x"}, "--llm-url must start with"},
+      {{"--fhir", fhir, "--findings", "PE", "--llm-url", "ftp://x"},
+       "the model URL (--llm-url or MEDREACT_LLM_URL) must start with"},
       {{"--findings", "PE"}, "--fhir"},
   };
   for (const Case& c : cases) {

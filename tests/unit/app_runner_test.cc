@@ -58,7 +58,7 @@ TEST(RunWithFallbackTest, NoFallbackWhenItIsOffCancelledOrNotNeeded) {
 TEST(RunReporterTest, PathsAreCheckedFirstAndTheEventLogIsCreatedOnlyByOpen) {
   testing::TempDir dir;
   RunOutputs bad{.trace_path = dir.File("missing-folder/trace.json")};
-  EXPECT_THAT(RunReporter::CheckPaths(bad).message(), HasSubstr("trace (--trace)"));
+  EXPECT_THAT(RunReporter::CheckPaths(bad).message(), HasSubstr("trace (trace_path)"));
   RunOutputs outputs{.events_path = dir.File("events.jsonl")};
   ASSERT_TRUE(RunReporter::CheckPaths(outputs).ok());
   EXPECT_EQ(testing::ReadFileOrEmpty(outputs.events_path), "");

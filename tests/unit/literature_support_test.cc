@@ -249,7 +249,7 @@ TEST(LiteratureSupportTest, OfflinePackAnswersFromTheCacheOnlyAndSaysSo) {
   for (const char* tool : {"search_pubmed", "search_clinical_trials", "search_preprints"}) {
     ToolResult r = registry.Execute({.id = "1", .name = tool, .arguments = R"({"query": "metformin"})"}, {});
     ASSERT_FALSE(r.ok) << tool;
-    EXPECT_THAT(r.error, HasSubstr("not in the literature cache (offline; use --online)")) << r.error;
+    EXPECT_THAT(r.error, HasSubstr("not in the literature cache, and the pack is offline (online is off)")) << r.error;
   }
   ToolResult r = registry.Execute({.id = "2", .name = "search_pubmed", .arguments = R"({"query": "metformin"})"}, {});
   EXPECT_THAT(r.error, ::testing::StartsWith("PubMed error: "));

@@ -123,7 +123,7 @@ TEST(RetryTest, ALlamaServerWithoutJinjaIsNotRetriedAndSaysWhatToDo) {
   EXPECT_EQ(attempts, 1);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("--jinja"));
-  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("--protocol text"));
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("set the tool protocol (protocol) to text"));
   attempts = 0;  // any other 500 is still retried
   (void)CallWithRetries({.max_retries = 3, .sleep = [](Millis) {}}, {}, [&](Millis) {
     ++attempts;

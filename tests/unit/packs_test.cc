@@ -28,7 +28,7 @@ TEST(PacksTest, RagPackNeedsACorpusOrExtras) {
   ToolRegistry registry;
   Status s = RegisterPacks(registry, {"rag"});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("--corpus"));
+  EXPECT_THAT(s.message(), HasSubstr("(corpus_dir) and/or a hints file (extras_path)"));
   EXPECT_TRUE(registry.empty());
 }
 

@@ -8,13 +8,13 @@ namespace medreact {
 
 Status RunReporter::CheckPaths(const RunOutputs& outputs) {
   if (!outputs.trace_path.empty()) {
-    if (Status s = CheckOutputPath(outputs.trace_path, "trace (--trace)"); !s.ok()) return s;
+    if (Status s = CheckOutputPath(outputs.trace_path, "trace (trace_path)"); !s.ok()) return s;
   }
   if (!outputs.result_path.empty()) {
-    if (Status s = CheckOutputPath(outputs.result_path, "result (--out)"); !s.ok()) return s;
+    if (Status s = CheckOutputPath(outputs.result_path, "result (result_path)"); !s.ok()) return s;
   }
   if (!outputs.events_path.empty()) {
-    if (Status s = CheckOutputPath(outputs.events_path, "event log (--events)"); !s.ok()) return s;
+    if (Status s = CheckOutputPath(outputs.events_path, "event log (events_path)"); !s.ok()) return s;
   }
   return Status::OK();
 }
@@ -23,7 +23,7 @@ Result<std::unique_ptr<RunReporter>> RunReporter::Open(RunOutputs outputs, std::
   if (Status s = CheckPaths(outputs); !s.ok()) return s;
   std::FILE* events = nullptr;
   if (!outputs.events_path.empty()) {
-    Result<std::FILE*> file = OpenPrivateFile(outputs.events_path, "event log (--events)");
+    Result<std::FILE*> file = OpenPrivateFile(outputs.events_path, "event log (events_path)");
     if (!file.ok()) return file.status();
     events = *file;
   }

@@ -422,39 +422,47 @@ std::vector<ImagingToolStatus> ImagingToolsStatus(const ImagingPackOptions& o) {
   const bool vision = o.vision != nullptr;
   auto url = [&](const std::string& u) { return RedactUrl(u); };
   const std::string vision_where = vision ? "vision model " + o.vision->model_name() : "";
-  const char* no_vision = "no vision model (--vision-url and --vision-model)";
+  const char* no_vision = "no vision model: set its URL (vision_url) and name (vision_model)";
+  const char* no_images = "no images: offered to runs given images (the chest X-ray app)";
   std::vector<ImagingToolStatus> out;
-  out.push_back({"dicom_processor", o.store != nullptr, o.store ? "DCMTK, on the files the user gave" : "no images"});
+  out.push_back({"dicom_processor", o.store != nullptr, o.store ? "DCMTK, on the files the user gave" : no_images});
   out.push_back({"chest_xray_classifier", classifier,
                  classifier ? "classifier endpoint " + url(o.endpoints->endpoints().classifier_url)
-                            : "no classifier endpoint (--classifier-url or MEDREACT_CXR_CLASSIFIER_URL)"});
+                            : "no classifier endpoint (classifier_url)"});
   out.push_back({"chest_xray_segmentation", segmentation,
                  segmentation ? "segmentation endpoint " + url(o.endpoints->endpoints().segmentation_url)
-                              : "no segmentation endpoint (--segmentation-url or MEDREACT_CXR_SEGMENTATION_URL)"});
+                              : "no segmentation endpoint (segmentation_url)"});
   out.push_back({"xray_vqa", vision, vision ? vision_where : no_vision});
   out.push_back({"chest_xray_report", vision, vision ? vision_where : no_vision});
   out.push_back({"xray_phrase_grounding", grounding || vision,
                  grounding ? "grounding endpoint " + url(o.endpoints->endpoints().grounding_url)
                  : vision  ? vision_where + " (no grounding endpoint)"
-                           : "neither a grounding endpoint (--grounding-url) nor a vision model"});
-  out.push_back({"image_visualizer", o.store != nullptr, o.store ? "drawn by medreact" : "no images"});
+                           : "neither a grounding endpoint (grounding_url) nor a vision model (vision_url)"});
+  out.push_back({"image_visualizer", o.store != nullptr, o.store ? "drawn by medreact" : no_images});
+  return out;
+}
+
+namespace {
+
+// The seven tools in MedRAX's order (ImagingToolsStatus's order).
+using Factory = std::unique_ptr<Tool> (*)(const ImagingPackOptions&);
+constexpr Factory kToolFactories[] = {&DicomProcessorTool, &ClassifierTool, &SegmentationTool, &VqaTool,
+                                      &ReportTool,         &GroundingTool,  &VisualizerTool};
+
+}  // namespace
+
+std::vector<ToolSpec> ImagingPackSpecs() {
+  std::vector<ToolSpec> out;
+  for (Factory make : kToolFactories) out.push_back(make(ImagingPackOptions{})->spec());  // never run
   return out;
 }
 
 Status RegisterImagingPack(ToolRegistry& registry, const ImagingPackOptions& options) {
   if (!options.store) return Status::InvalidArgument("the imaging pack needs the run's image store");
-  using Factory = std::unique_ptr<Tool> (*)(const ImagingPackOptions&);
-  static const std::pair<const char*, Factory> kTools[] = {{"dicom_processor", &DicomProcessorTool},
-                                                           {"chest_xray_classifier", &ClassifierTool},
-                                                           {"chest_xray_segmentation", &SegmentationTool},
-                                                           {"xray_vqa", &VqaTool},
-                                                           {"chest_xray_report", &ReportTool},
-                                                           {"xray_phrase_grounding", &GroundingTool},
-                                                           {"image_visualizer", &VisualizerTool}};
   const std::vector<ImagingToolStatus> status = ImagingToolsStatus(options);
   for (size_t i = 0; i < status.size(); ++i) {
     if (!status[i].offered) continue;
-    if (Status s = registry.Register(kTools[i].second(options)); !s.ok()) return s;
+    if (Status s = registry.Register(kToolFactories[i](options)); !s.ok()) return s;
   }
   return Status::OK();
 }

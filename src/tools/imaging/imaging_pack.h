@@ -63,6 +63,10 @@ struct ImagingToolStatus {
 // The seven tools in MedRAX's order, each offered or not and why.
 std::vector<ImagingToolStatus> ImagingToolsStatus(const ImagingPackOptions& options);
 
+// The seven tools' specs, in the same order, whatever is configured (for
+// catalogues such as `medreact tools list`; the specs do not depend on it).
+std::vector<ToolSpec> ImagingPackSpecs();
+
 // Registers the offered tools. InvalidArgument when options.store is null.
 Status RegisterImagingPack(ToolRegistry& registry, const ImagingPackOptions& options);
 

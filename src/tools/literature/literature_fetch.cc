@@ -149,8 +149,8 @@ Result<LiteratureResponse> LiteratureFetcher::Get(const LiteratureRequest& reque
   const std::string key = LiteratureCacheKey("GET", request.url);
   if (options_.online) return GetOnline(request, key, ctx, accept);
 
-  const std::string miss = "not in the literature cache (offline; use --online): " + request.what + " " +
-                           RedactUrl(request.url);
+  const std::string miss = "not in the literature cache, and the pack is offline (online is off): " + request.what +
+                           " " + RedactUrl(request.url);
   Result<LiteratureCache*> cache = Cache();
   if (!cache.ok()) return Status::NotFound(miss + "; the cache cannot be opened: " + cache.status().message());
   if (*cache == nullptr) return Status::NotFound(miss + "; the cache is disabled");

@@ -5,7 +5,7 @@
 //
 // Network access is opt-in. A fetcher sends requests only when
 // `online` is true; otherwise it serves the literature cache and a miss is
-// an error saying "not in the literature cache (offline; use --online)".
+// an error saying "not in the literature cache (offline; its online setting is off)".
 // ResolveLiteratureOptions sets `online` when a base URL was given
 // explicitly (in the options or MEDREACT_*_URL), so pointing a source at a
 // mirror or a test server is enough to use it.
@@ -137,7 +137,7 @@ class LiteratureFetcher {
 
   // Online: GET with retries, `accept` on each 2xx body, the accepted one
   // cached. Offline: the cached response, through `accept`; a miss is
-  // NotFound "<what> is not in the literature cache (offline; use --online)".
+  // NotFound "<what> is not in the literature cache (offline; its online setting is off)".
   // Errors name `what`; a failure after retries says how many attempts.
   Result<LiteratureResponse> Get(const LiteratureRequest& request, const ToolContext& ctx,
                                  const AcceptBody& accept) const;
