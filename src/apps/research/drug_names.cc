@@ -7,8 +7,9 @@ namespace medreact {
 namespace {
 
 // Source: RxNorm (US National Library of Medicine), brand name (BN) →
-// ingredient (IN) by the has_tradename relationship; checked against each
-// product's FDA label. US brand names, single-ingredient products only.
+// ingredient (IN) by the has_tradename relationship. US brand names of
+// single-ingredient products only, written by hand (no RxNorm release is
+// bundled); a pair is listed only where it is not in doubt.
 const std::vector<BrandIngredient> kTable = {
     // Immune checkpoint inhibitors and other oncology antibodies
     {"keytruda", "pembrolizumab"},

@@ -5,9 +5,9 @@
 // The table (drug_names.cc) pairs a brand name with its active ingredient as
 // RxNorm names them (US National Library of Medicine, RxNorm: the brand name
 // concept, term type BN, and its ingredient, term type IN, joined by RxNorm's
-// "has_tradename" / "tradename_of" relationship; the same pairs are on each
-// product's FDA label). Only single-ingredient brands whose pairing is not in
-// doubt are listed; a name the table lacks is its own only variant. Matching
+// "has_tradename" / "tradename_of" relationship). Written from that
+// relationship, not downloaded: only single-ingredient US brands whose
+// pairing is not in doubt are listed; a name the table lacks is its own only variant. Matching
 // is on lower-case ASCII words, as KeyTerms (research_prompts.h) gives them.
 //
 // Pure functions over a constant table; thread-safe.

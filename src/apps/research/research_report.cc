@@ -13,6 +13,7 @@ namespace medreact {
 namespace {
 
 constexpr int kMaxReference = 1'000'000;
+constexpr size_t kMaxGroup = 1000;  // numbers in one citation group
 
 // Reads "3", "1, 4", "2-5" into `out` in the order written (ranges
 // expanded); false, and `out` unchanged, when the text is anything else.
@@ -43,6 +44,7 @@ bool ReadNumberSequence(std::string_view text, std::vector<int>& out) {
       spaces();
       if (!number(b) || b < a || b - a > 1000) return false;
     }
+    if (found.size() + static_cast<size_t>(b - a) >= kMaxGroup) return false;  // no citation is that long
     for (int n = a; n <= b; ++n) found.push_back(n);
     spaces();
     if (i == text.size()) break;
@@ -132,10 +134,11 @@ class Renumbering {
   std::string Apply(const std::string& text) {
     std::string out;
     size_t from = 0;
+    size_t close = 0, newline = 0;  // the first ']' and newline after the last '[' (kept: linear)
     for (size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
-      const size_t close = text.find(']', open);
+      if (close <= open) close = text.find(']', open);
       if (close == std::string::npos) break;
-      const size_t newline = text.find('\n', open);
+      if (newline != std::string::npos && newline <= open) newline = text.find('\n', open);
       if (newline != std::string::npos && newline < close) continue;  // a citation is on one line
       if (close + 1 < text.size() && text[close + 1] == '(') continue;  // a markdown link
       std::vector<int> cited;
@@ -187,8 +190,9 @@ std::vector<int> CitedReferenceNumbers(std::string_view markdown) {
     }
     if (in_references && TrimView(line).starts_with("#")) in_references = false;
     if (in_references) continue;  // the list itself is not a citation
+    size_t close = 0;  // the first ']' after the last '[' (no rescans: "[[[[…]" stays linear)
     for (size_t open = line.find('['); open != std::string::npos; open = line.find('[', open + 1)) {
-      const size_t close = line.find(']', open);
+      if (close <= open) close = line.find(']', open);
       if (close == std::string::npos) break;
       if (close + 1 < line.size() && line[close + 1] == '(') continue;  // a markdown link
       ReadNumberList(std::string_view(line).substr(open + 1, close - open - 1), cited);
@@ -278,7 +282,8 @@ ResearchReport FallbackReport(const FallbackInputs& in) {
 
 std::string FailedSearchesSection(const std::vector<FailedSearch>& failed) {
   if (failed.empty()) return "";
-  std::string out = std::string("## ") + kFailedSearchesHeading + "\n\n";
+  std::string out = "## ";
+  out.append(kFailedSearchesHeading).append("\n\n");
   out += std::to_string(failed.size()) + (failed.size() == 1 ? " search" : " searches") +
          " returned an error instead of records; what they would have found is missing from this report.\n\n";
   for (const FailedSearch& f : failed) {
