@@ -184,7 +184,8 @@ TEST(ExtractionPlannerTest, PediatricExampleIsModerate) {
                 0),
             0u)
       << e["evidence_summary"];
-  EXPECT_THAT(e["evidence_summary"].get<std::string>(), ::testing::HasSubstr("ASPEN/AND 2014: z -2 to -2.9 is moderate)"));
+  EXPECT_THAT(e["evidence_summary"].get<std::string>(),
+              ::testing::HasSubstr("ASPEN/AND 2014: z -2 to -2.9 is moderate)"));
   EXPECT_THAT(out.result["agent"]["tools_used"], ::testing::Contains("call_medical_function"));
   // retrieve + compute, interpret, answer
   EXPECT_EQ(out.result["agent"]["iterations"], 3);

@@ -114,7 +114,8 @@ TEST(ResearchEventsTest, AStreamingModelsReportTextArrivesFragmentByFragment) {
   model->Push(kSubmitReportTool, [planner](const ModelRequest& r, const ModelCallContext& c) {
     return planner->Complete(r, c);
   });
-  model->Push(kSubmitReportTool, [&asked_to_stream](const ModelRequest& r, const ModelCallContext& c) -> Result<ModelResponse> {
+  model->Push(kSubmitReportTool, [&asked_to_stream](const ModelRequest& r,
+                                                    const ModelCallContext& c) -> Result<ModelResponse> {
     asked_to_stream = r.stream;
     for (const char* piece : {"Writing ", "the report ", "as it comes."}) {
       if (c.on_text_delta) c.on_text_delta(piece);

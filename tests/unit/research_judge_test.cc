@@ -77,7 +77,8 @@ TEST(ResearchJudgeTest, ARecordNamingTheGenericCountsForAQuestionNamingTheBrand)
   // The other way round: a question naming the generic, a record naming the brand.
   const JudgeAssessment back = RulesJudgement(
       "Does pembrolizumab help?",
-      Json::array({Record(7, "Keytruda in melanoma: a randomized trial", "", "pubmed", "randomized-controlled-trial")}));
+      Json::array(
+          {Record(7, "Keytruda in melanoma: a randomized trial", "", "pubmed", "randomized-controlled-trial")}));
   EXPECT_THAT(back.details.relevant_evidence, ElementsAre("[7]"));
   EXPECT_EQ(back.clinical_evidence_score, 3);
 

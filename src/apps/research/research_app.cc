@@ -703,9 +703,9 @@ OrderedJson BuildResult(const std::string& question, const ResearchOutcome& out,
   for (const Evidence& e : all) {
     ++n;
     auto it = cited_as.find(n);
-    evidence.push_back({{"memory_ref", n}, {"ref", it == cited_as.end() ? OrderedJson(nullptr) : OrderedJson(it->second)},
-                        {"id", e.id}, {"url", e.url}, {"title", e.title}, {"type", e.type},
-                        {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
+    const OrderedJson ref = it == cited_as.end() ? OrderedJson(nullptr) : OrderedJson(it->second);
+    evidence.push_back({{"memory_ref", n}, {"ref", ref}, {"id", e.id}, {"url", e.url}, {"title", e.title},
+                        {"type", e.type}, {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
   }
   r["evidence"] = std::move(evidence);
   OrderedJson failed = OrderedJson::array();
