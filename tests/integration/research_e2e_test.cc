@@ -194,6 +194,7 @@ TEST(ResearchCli, OfflineDemoWithTheRulesPlannerAndTheRecording) {
   EXPECT_THAT(r.out, HasSubstr("- Round 3, ClinicalTrials.gov (search_clinical_trials), query \"keytruda "
                                "randomized controlled trial\""));
   EXPECT_THAT(r.err, HasSubstr("error: search: PubMed search \"keytruda\" failed"));
+  EXPECT_THAT(r.err, HasSubstr("streaming: the report agent is writing (its text streams to --events)"));
   Result<Json> report = ParseJson(testing::ReadFileOrEmpty(dir.File("report.json")));
   ASSERT_TRUE(report.ok());
   EXPECT_EQ((*report)["evidence_count"], 3);

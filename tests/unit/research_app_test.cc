@@ -218,6 +218,11 @@ TEST(ResearchAppTest, MaxRoundsWithAManagerThatNeverCallsTheReportFallsBack) {
   EXPECT_THAT(out.report.markdown, HasSubstr("used all 3 rounds"));
   EXPECT_THAT(out.report.markdown, HasSubstr("https://clinicaltrials.gov/study/"));  // the memory's references
   EXPECT_EQ(out.result["fallback_reason"], out.fallback_reason);
+  // Numbered in order of first citation: the memory summary's first record is [1]; every record is listed.
+  const std::string summary = out.report.markdown.substr(out.report.markdown.find("## What the memory holds"));
+  EXPECT_THAT(summary, HasSubstr("1. [1] "));
+  EXPECT_THAT(out.report.markdown, HasSubstr("## References\n\n[1] "));
+  EXPECT_EQ(out.result["references"].size(), out.evidence_count);
 }
 
 TEST(ResearchAppTest, TokenBudgetSummedOverAgentsEndsInAFallbackReport) {
