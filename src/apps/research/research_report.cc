@@ -123,10 +123,10 @@ std::string FormatGroup(std::vector<int> numbers) {
   return Join(parts, ", ");
 }
 
-// Gives every number cited in `text` (in the order written) the next report
-// number when it has none yet; with `rewrite`, returns the text with each
+// Apply gives every number cited in `text` (in the order written) the next
+// report number when it has none yet, and returns the text with each
 // citation group written in the report's numbers. Groups naming a number the
-// bibliography lacks are left as they are.
+// bibliography lacks are left as they are. One instance numbers one report.
 class Renumbering {
  public:
   explicit Renumbering(const std::map<int, std::string>& entries) : entries_(entries) {}
