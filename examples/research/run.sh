@@ -15,9 +15,10 @@ echo
 echo "Scripted: no language model runs here. The rules planner plays every agent (manager, search, judge,"
 echo "  hypothesis, report) by fixed rules: key-term searches, a judge that counts study designs and term"
 echo "  matches (Keytruda and pembrolizumab count as one term), a template report. It reads no abstract."
-echo "Real: ClinicalTrials.gov's reply to a search for \"keytruda\" (3 trials), recorded earlier and replayed"
-echo "  from a fresh cache. No recording exists for the PubMed and Europe PMC searches or the judge's"
-echo "  follow-up queries, so those searches fail (offline, nothing is fetched) and the report lists them."
+echo "Real: ClinicalTrials.gov's reply to a search for \"keytruda\" (3 trials with a pembrolizumab arm),"
+echo "  recorded earlier and replayed from a fresh cache. No recording exists for the PubMed and Europe PMC"
+echo "  searches or the judge's follow-up queries, so those searches fail (offline, nothing is fetched)"
+echo "  and the report lists them."
 echo
 echo "\$ medreact research \"What is the evidence for Keytruda?\" --planner rules --results 3 \\"
 echo "    --cache $out/literature.sqlite --replay examples/research/keytruda.jsonl \\"

@@ -328,7 +328,8 @@ ModelResponse Report(const ModelRequest& request, const ModelCallContext& ctx, c
   write("# Research report: " + question + "\n\n");
   std::string summary = std::to_string(evidence.size()) + " record(s) were gathered; " +
                         std::to_string(relevant.size()) + (relevant.size() == 1 ? " names " : " name ") +
-                        DescribeTerms(terms) + " in its title or summary.";
+                        DescribeTerms(terms) + " in the title or summary (a trial's summary lists its "
+                        "interventions).";
   if (!failed.empty()) {
     summary += " " + std::to_string(failed.size()) + " of " + std::to_string(std::max<int>(searches, failed.size())) +
                " search(es) failed (listed below), so sources are missing.";
