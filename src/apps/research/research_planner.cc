@@ -335,9 +335,10 @@ ModelResponse Report(const ModelRequest& request, const ModelCallContext& ctx, c
                " search(es) failed (listed below), so sources are missing.";
   }
   if (judgement.is_object()) {
-    char line[200];
+    char line[300];
     std::snprintf(line, sizeof line,
-                  " The rules judge rated the evidence %s (mechanism %d/10, clinical %d/10, confidence %.0f%%).",
+                  " The rules judge, counting words and study designs without reading them, rated the evidence %s "
+                  "(mechanism %d/10, clinical %d/10, confidence %.0f%%).",
                   BoolOr(judgement, "sufficient", false) ? "sufficient" : "insufficient",
                   static_cast<int>(IntegerOr(judgement, "mechanism_score", 0)),
                   static_cast<int>(IntegerOr(judgement, "clinical_evidence_score", 0)),
