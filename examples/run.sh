@@ -45,6 +45,11 @@ echo "    --trace $build/triage-trace.json -v"
 echo
 echo "== 3. Agentic extraction, offline plan (retrieve criteria, compute z-scores, fill the schema) =="
 echo
+echo "Scripted: no language model runs here. The offline planner reads the note with explicit patterns,"
+echo "  retrieves the criteria, computes z-scores from the CDC tables and grades them by ASPEN/AND 2014"
+echo "  (Becker et al., J Acad Nutr Diet 2014: z -1 to -1.9 mild, -2 to -2.9 moderate, -3 or below severe);"
+echo "  the summary's headline names the z-score that sets the severity."
+echo
 echo "\$ medreact extract --note examples/extract/pediatric-malnutrition.txt \\"
 echo "    --schema examples/extract/pediatric-malnutrition.schema.json \\"
 echo "    --corpus data/guidelines --extras data/guidelines/extras.json --out $build/extract-result.json"
@@ -52,7 +57,7 @@ echo "    --corpus data/guidelines --extras data/guidelines/extras.json --out $b
   --schema "$here/extract/pediatric-malnutrition.schema.json" --corpus data/guidelines \
   --rag-db "$build/rag-index.sqlite" --extras data/guidelines/extras.json \
   --out "$build/extract-result.json" >/dev/null
-grep -E '"(valid|malnutrition_present|severity|evidence_summary)"' "$build/extract-result.json" | cut -c1-160
+grep -E '"(valid|malnutrition_present|severity|evidence_summary)"' "$build/extract-result.json" | cut -c1-200
 echo
 echo "Trace: $build/triage-trace.json ('medreact trace show' prints it); results: $results/,"
 echo "$build/extract-result.json"

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +17,7 @@
 
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
+#include "apps/research/research_report.h"
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
 #include "apps/triage/triage_policy.h"
@@ -485,6 +488,47 @@ int FuzzImage(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- research_report ---------------------------------------------------------
+
+// A report agent's markdown and a bibliography (research_report.h). Input:
+// bibliography lines, a line "----", the markdown (no such line: the whole
+// input is the markdown, over a fixed four-entry bibliography). Promises of
+// NumberInCitationOrder: every listed reference is a bibliography entry,
+// listed once; references_cited is 1..K for the K cited.
+int FuzzResearchReport(const uint8_t* data, size_t size) {
+  const std::string_view text = AsText(data, size);
+  const size_t cut = text.find("\n----\n");
+  const std::string bibliography = cut == std::string_view::npos
+                                       ? std::string("[1] A. http://a\n[2] B. http://b\n[3] C.\n[4] D. http://d\n")
+                                       : std::string(text.substr(0, cut));
+  const std::string markdown(cut == std::string_view::npos ? text : text.substr(cut + 6));
+  const std::map<int, std::string> entries = BibliographyEntries(bibliography);
+  ResearchReport report{.findings = {markdown.substr(0, 300)}, .markdown = markdown};
+  for (int n : CitedReferenceNumbers(markdown)) {
+    if (report.references_cited.size() < 64) report.references_cited.push_back(n);
+  }
+  (void)CheckReportReferences(report, entries.size());
+  const VancouverReport v = NumberInCitationOrder(report, bibliography, size % 2 == 0);
+  std::set<int> listed;
+  for (const std::vector<int>* list : {&v.bibliography_numbers, &v.uncited_numbers}) {
+    for (int m : *list) {
+      if (!entries.count(m)) Violated("research_report", "a listed reference is not in the bibliography");
+      if (!listed.insert(m).second) Violated("research_report", "a reference is listed twice");
+    }
+  }
+  if (v.report.references_cited.size() != v.bibliography_numbers.size()) {
+    Violated("research_report", "references_cited does not count the cited references");
+  }
+  for (size_t k = 0; k < v.report.references_cited.size(); ++k) {
+    if (v.report.references_cited[k] != static_cast<int>(k) + 1) {
+      Violated("research_report", "references_cited is not 1..K");
+    }
+  }
+  (void)WithFailedSearches(markdown, {FailedSearch{.round = 1, .tool = "search_pubmed", .source = "PubMed",
+                                                   .query = markdown.substr(0, 60), .error = "PubMed error"}});
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -502,6 +546,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"literature", FuzzLiterature},
       {"dicom", FuzzDicom},
       {"image", FuzzImage},
+      {"research_report", FuzzResearchReport},
   };
   return kTargets;
 }

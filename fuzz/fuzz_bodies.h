@@ -36,6 +36,7 @@ int FuzzFindings(const uint8_t* data, size_t size);        // FindingsReader ove
 int FuzzLiterature(const uint8_t* data, size_t size);      // ParseEsearch, ParsePubmedXml, ParseCtgovStudies/Study, ParseEuropePmcSearch
 int FuzzDicom(const uint8_t* data, size_t size);           // imaging::DicomFile::Parse + Metadata + RenderFirstFrame + EncodePng
 int FuzzImage(const uint8_t* data, size_t size);           // imaging::SniffFormat + DecodePng/Jpeg + Downscale, base64
+int FuzzResearchReport(const uint8_t* data, size_t size);  // a report's citations: CitedReferenceNumbers, NumberInCitationOrder
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

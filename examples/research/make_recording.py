@@ -1,24 +1,34 @@
 #!/usr/bin/env python3
 """Builds examples/research/keytruda.jsonl: the `make run` research demo's
-recorded responses, for the offline question "What is the evidence for
-Keytruda in cancer?" with --results 3 (the rules planner's query is the key
-terms "keytruda cancer").
+recorded literature responses, for the offline question "What is the evidence
+for Keytruda?" with --results 3 (the rules planner's query is the key term
+"keytruda").
 
-Each line pairs the exact URL the literature clients send for that query
-(default public base URLs) with a response body from tests/fixtures/literature
-(see its NOTICE). The bodies were recorded for nearby queries, so they stand in
-for the demo's: the ClinicalTrials.gov search is the real response to
-"keytruda" (pageSize 3); the PubMed efetch is a real PubMed record (PMID
-27797938, not about Keytruda); the esearch reply naming it and the Europe PMC
-preprint page are hand-made (marked so in the fixture names). Nothing here is
-fetched from the network. Run from the repository root after changing a URL
-builder: python3 examples/research/make_recording.py
+Only real responses, each filed under the URL medreact's client sends for the
+same search:
+
+- ClinicalTrials.gov API v2, search "keytruda", page size 3: the reply the
+  registry gave, copied unchanged from tests/fixtures/literature (see its
+  NOTICE: the workplace's shared data set, recorded by genomoncology/biomcp's
+  tests, MIT). The recorder asked for a slightly different field list (its
+  reply carries eligibility's minimumAge, which medreact does not ask for, and
+  no officialTitle), so the URL here differs from the recorder's in `fields`
+  only; query, page size and countTotal are the same.
+
+No recorded PubMed or Europe PMC reply exists for "keytruda", so none is
+here: in the demo those searches miss the cache and fail, as they would
+offline, and the report names them. The judge's follow-up searches miss too.
+(tests/fixtures/literature/europepmc_search_cancer_core.json is a real reply,
+but to the query "cancer" without the preprint filter and with page size 25;
+filing it under the demo's preprint URL would be an invented record, so it is
+not used.) Nothing here is fetched from the network. Run from the repository
+root after changing a URL builder: python3 examples/research/make_recording.py
 """
 import json
 import urllib.parse
 
 FIX = "tests/fixtures/literature/"
-QUERY = "keytruda cancer"
+QUERY = "keytruda"
 N = 3
 CT_FIELDS = ("NCTId,BriefTitle,OfficialTitle,OverallStatus,StartDate,CompletionDate,LeadSponsorName,BriefSummary,"
              "Condition,StudyType,Phase,EnrollmentCount,InterventionName")
@@ -33,19 +43,9 @@ def read(name):
         return f.read()
 
 
-esearch = json.dumps({"header": {"type": "esearch", "version": "0.3"},
-                      "esearchresult": {"count": "1", "retmax": "1", "retstart": "0", "idlist": ["27797938"]}},
-                     separators=(",", ":"))
 lines = [
     ("https://clinicaltrials.gov/api/v2/studies?format=json&query.term=" + enc(QUERY) + "&pageSize=" + str(N) +
      "&countTotal=true&fields=" + enc(CT_FIELDS), "application/json", read("ctgov_v2_search_keytruda_pagesize3.json")),
-    ("https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi?db=pubmed&term=" + enc(QUERY) + "&retmax=" + str(N) +
-     "&retmode=json&sort=relevance&tool=medreact", "application/json", esearch),
-    ("https://eutils.ncbi.nlm.nih.gov/entrez/eutils/efetch.fcgi?db=pubmed&id=27797938&retmode=xml&tool=medreact",
-     "text/xml", read("ncbi_efetch_pubmed_structured_abstract.xml")),
-    ("https://www.ebi.ac.uk/europepmc/webservices/rest/search?query=" + enc("(" + QUERY + ") AND SRC:PPR") +
-     "&resultType=core&format=json&pageSize=" + str(N) + "&cursorMark=" + enc("*"), "application/json",
-     read("europepmc_search_preprints_core.handmade.json")),
 ]
 with open("examples/research/keytruda.jsonl", "w", encoding="utf-8") as out:
     out.write("# Recorded literature responses for the research demo; built by make_recording.py (see there).\n")

@@ -198,6 +198,7 @@ int RunResearchCommand(const ResearchFlags& flags) {
     events = *opened;
   }
   config.cancel = InstallInterruptHandlers();
+  bool report_streaming = false;
   config.on_event = [&](const ResearchEvent& e) {
     if (events) {
       const std::string line = DumpJson(ToJson(e)) + "\n";
@@ -205,6 +206,14 @@ int RunResearchCommand(const ResearchFlags& flags) {
       std::fflush(events);
     }
     if (flags.quiet || (e.type == ResearchEventType::kProgress && e.agent.empty())) return;  // graph transitions: file only
+    if (e.type == ResearchEventType::kStreaming && e.agent == "report") {  // fragments: file only, one line here
+      if (!report_streaming) {
+        std::cerr << "research [round " << e.iteration << "] streaming: the report agent is writing"
+                  << (events ? " (its text streams to --events)" : "") << "\n";
+      }
+      report_streaming = true;
+      return;
+    }
     std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message << "\n";
   };
 

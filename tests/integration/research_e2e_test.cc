@@ -20,6 +20,7 @@ namespace {
 using mockllm::MockLlmServer;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::FixtureReply;
 using testing::LiteratureFixture;
 using testing::SeenRequest;
@@ -31,9 +32,10 @@ constexpr char kJudgeQuery[] = "pembrolizumab phase 2 trials";
 Json Call(const std::string& id, const std::string& name, const Json& args) {
   return {{"id", id}, {"name", name}, {"arguments", DumpJson(args)}};
 }
-Json Turn(std::vector<Json> calls) {
-  return {{"message", {{"content", nullptr}, {"tool_calls", calls}}}};
+Json Turn(std::vector<Json> calls, const std::string& text = "") {
+  return {{"message", {{"content", text.empty() ? Json(nullptr) : Json(text)}, {"tool_calls", calls}}}};
 }
+constexpr char kReportText[] = "Writing the report on pembrolizumab from the bibliography.";
 Json LedgerTurn(const std::string& id, const std::string& next, const std::string& instruction) {
   return Turn({Call(id, "submit_ledger", {{"is_request_satisfied", false}, {"is_in_loop", false},
                                           {"is_progress_being_made", true}, {"next_speaker", next},
@@ -42,7 +44,10 @@ Json LedgerTurn(const std::string& id, const std::string& next, const std::strin
 Json Judgement(const std::string& id, int mechanism, int clinical, double confidence, bool sufficient,
                std::vector<std::string> queries) {
   return Turn({Call(id, "submit_judgement",
-                    {{"mechanism_score", mechanism}, {"clinical_evidence_score", clinical}, {"confidence", confidence},
+                    {{"details", {{"evidence_assessed", 4}, {"relevant_evidence", {"[1]"}}}},
+                     {"mechanism_score", mechanism}, {"mechanism_reasoning", "scored by the scripted judge"},
+                     {"clinical_evidence_score", clinical}, {"clinical_reasoning", "scored by the scripted judge"},
+                     {"confidence", confidence},
                      {"sufficient", sufficient}, {"recommendation", sufficient ? "synthesize" : "continue"},
                      {"next_search_queries", queries}, {"reasoning", "scored by the scripted judge"}})});
 }
@@ -77,7 +82,8 @@ Json Script() {
             Turn({Call("r2", "submit_report",
                        {{"title", "Pembrolizumab in cancer"}, {"executive_summary", "Registered trials exist."},
                         {"conclusion", "Promising; see trials."}, {"references_cited", {1, 4}},
-                        {"markdown", report}})})}}};
+                        {"markdown", report}})},
+                 kReportText)}}};
 }
 
 void RouteLiterature(testing::LiteratureFixtureServer& server) {
@@ -144,11 +150,21 @@ TEST(ResearchE2E, SearchJudgeSearchAgainJudgeHypothesisReport) {
   bool sent = false;
   for (const SeenRequest& r : literature.requests("/ctgov/studies")) sent |= r.Param("query.term") == kJudgeQuery;
   EXPECT_TRUE(sent);
-  // The report cites [1] and [4], and its References section lists them from the memory.
+  // The report cited the bibliography's [1] and [4]; numbered in order of
+  // first citation they are [1] and [2], and its References list them so.
+  EXPECT_THAT(out.report.markdown, HasSubstr("registered [1] and a PubMed record was found [2]."));
   EXPECT_THAT(out.report.markdown, HasSubstr("## References"));
-  EXPECT_THAT(out.report.markdown, HasSubstr("[1] "));
-  EXPECT_THAT(out.report.markdown, HasSubstr("[4] "));
+  EXPECT_THAT(out.report.markdown, HasSubstr("\n[2] "));
+  EXPECT_THAT(out.report.markdown, Not(HasSubstr("[4]")));
   EXPECT_THAT(out.report.markdown, HasSubstr("https://clinicaltrials.gov/study/"));
+  EXPECT_EQ(out.reference_numbers, (std::vector<int>{1, 4}));
+  // The report agent's text streamed through the client as the server sent it.
+  std::string streamed;
+  for (const ResearchEvent& e : out.events) {
+    if (e.type == ResearchEventType::kStreaming && e.agent == "report") streamed += e.data["text"].get<std::string>();
+  }
+  EXPECT_EQ(streamed, kReportText);
+  EXPECT_EQ(out.result["judgement"]["mechanism_reasoning"], "scored by the scripted judge");
   EXPECT_EQ(out.result["hypotheses"].size(), 1u);
   EXPECT_EQ(out.trace["ledgers"].size(), 6u);
   EXPECT_EQ(out.trace["agent_runs"].size(), 12u);
@@ -158,21 +174,39 @@ TEST(ResearchE2E, SearchJudgeSearchAgainJudgeHypothesisReport) {
 TEST(ResearchCli, OfflineDemoWithTheRulesPlannerAndTheRecording) {
   testing::TempDir dir;
   auto r = testing::RunCommand(
-      {MEDREACT_BINARY, "research", "What is the evidence for Keytruda in cancer?", "--planner", "rules", "--results",
-       "3", "--cache", dir.File("cache.sqlite"), "--replay", kSource + "/examples/research/keytruda.jsonl", "--out",
+      {MEDREACT_BINARY, "research", "What is the evidence for Keytruda?", "--planner", "rules", "--results", "3",
+       "--cache", dir.File("cache.sqlite"), "--replay", kSource + "/examples/research/keytruda.jsonl", "--out",
        dir.File("report.json"), "--events", dir.File("events.jsonl"), "--trace", dir.File("trace.json")},
       {{"MEDREACT_LLM_URL", ""}, {"HOME", dir.path()}, {"XDG_CACHE_HOME", dir.path()}});
-  EXPECT_THAT(r.err, HasSubstr("imported 4 recorded response(s)"));
-  EXPECT_THAT(r.out, HasSubstr("# Research report: What is the evidence for Keytruda in cancer?"));
-  EXPECT_THAT(r.out, HasSubstr("## References"));
-  EXPECT_THAT(r.out, HasSubstr("27797938"));  // the recorded PubMed record, cited from the bibliography
+  EXPECT_THAT(r.err, HasSubstr("imported 1 recorded response(s)"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# Research report: What is the evidence for Keytruda?"));
+  // The three trials name pembrolizumab (in a title or among the interventions): all count for a
+  // question naming Keytruda, and are references [1]-[3] in order of first citation.
+  EXPECT_THAT(r.out, HasSubstr("3 name keytruda or pembrolizumab"));
+  EXPECT_THAT(r.out, HasSubstr("Abexinostat in Combination With Pembrolizumab"));
+  EXPECT_THAT(r.out, HasSubstr("## References\n\n[1] "));
+  for (const char* nct : {"NCT05431270", "NCT03590054", "NCT04795661"}) EXPECT_THAT(r.out, HasSubstr(nct));
+  // No invented records: nothing but the three recorded trials.
+  EXPECT_THAT(r.out, Not(HasSubstr("2099")));
+  EXPECT_THAT(r.out, Not(HasSubstr("27797938")));
+  // The searches with no recording failed, and the report names them, round 3's included.
+  EXPECT_THAT(r.out, HasSubstr("## Searches that failed"));
+  EXPECT_THAT(r.out, HasSubstr("- Round 1, PubMed (search_pubmed), query \"keytruda\""));
+  EXPECT_THAT(r.out, HasSubstr("- Round 3, ClinicalTrials.gov (search_clinical_trials), query \"keytruda "
+                               "randomized controlled trial\""));
+  EXPECT_THAT(r.err, HasSubstr("error: search: PubMed search \"keytruda\" failed"));
+  EXPECT_THAT(r.err, HasSubstr("streaming: the report agent is writing (its text streams to --events)"));
   Result<Json> report = ParseJson(testing::ReadFileOrEmpty(dir.File("report.json")));
   ASSERT_TRUE(report.ok());
-  EXPECT_EQ((*report)["evidence_count"], 6);
+  EXPECT_EQ((*report)["evidence_count"], 3);
   EXPECT_EQ((*report)["planner"], "rules");
-  EXPECT_EQ(r.exit_code, (*report)["report_from_agent"].get<bool>() ? 0 : 1) << r.err;
+  EXPECT_EQ((*report)["failed_searches"].size(), 8u);  // round 1: PubMed, Europe PMC; round 3: all three, twice
+  EXPECT_FALSE((*report)["judgement"]["clinical_reasoning"].get<std::string>().empty());
   const std::string events = testing::ReadFileOrEmpty(dir.File("events.jsonl"));
   EXPECT_THAT(events, HasSubstr("\"type\":\"search_complete\""));
+  EXPECT_THAT(events, HasSubstr("\"type\":\"error\""));
+  EXPECT_THAT(events, HasSubstr("\"agent\":\"report\""));
   EXPECT_THAT(events, HasSubstr("\"type\":\"complete\""));
   Result<Json> trace = ParseJson(testing::ReadFileOrEmpty(dir.File("trace.json")));
   ASSERT_TRUE(trace.ok());

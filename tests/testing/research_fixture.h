@@ -98,6 +98,9 @@ class RoleModel : public ChatModel {
     defaults_[role] = std::move(reply);
   }
   void set_usage(int64_t tokens) { usage_tokens_ = tokens; }
+  // Says it can stream text (ModelCapabilities::streaming); the replies decide what they stream.
+  void set_streaming(bool streaming) { streaming_ = streaming; }
+  ModelCapabilities capabilities() const override { return {.streaming = streaming_}; }
   int calls(const std::string& role) {
     std::lock_guard<std::mutex> lock(mu_);
     return calls_[role];
@@ -131,6 +134,7 @@ class RoleModel : public ChatModel {
   std::map<std::string, int> calls_;
   std::unique_ptr<ChatModel> planner_ = MakeResearchRulesPlanner();
   int64_t usage_tokens_ = 0;
+  bool streaming_ = false;
 };
 
 inline Json Ledger(const std::string& next, bool progress = true, bool loop = false) {

@@ -178,6 +178,14 @@ TEST(ExtractionPlannerTest, PediatricExampleIsModerate) {
     if (a["indicator"] == "bmi_for_age" && std::abs(a["z_score"].get<double>() + 2.11) < 0.01) computed = true;
   }
   EXPECT_TRUE(computed) << DumpJson(e, 2);
+  // The headline names the z-score that sets the severity (the stated 3rd percentile, z -1.88, is only mild).
+  EXPECT_EQ(e["evidence_summary"].get<std::string>().rfind(
+                "Moderate malnutrition by ASPEN/AND 2014, from BMI-for-age z = -2.11 (computed from the measurements",
+                0),
+            0u)
+      << e["evidence_summary"];
+  EXPECT_THAT(e["evidence_summary"].get<std::string>(),
+              ::testing::HasSubstr("ASPEN/AND 2014: z -2 to -2.9 is moderate)"));
   EXPECT_THAT(out.result["agent"]["tools_used"], ::testing::Contains("call_medical_function"));
   // retrieve + compute, interpret, answer
   EXPECT_EQ(out.result["agent"]["iterations"], 3);

@@ -209,7 +209,11 @@ TEST(LiteratureParseTest, CtgovSearchPage) {
   EXPECT_FALSE(e.peer_reviewed);
   EXPECT_EQ(e.year, 2022);
   EXPECT_THAT(e.title, ::testing::StartsWith("Dose Escalation/Expansion Study of Mavrostobart (PT199)"));
-  EXPECT_THAT(e.abstract, ::testing::StartsWith("This is a first-in-human, Phase 1/2, open-label"));
+  // The interventions lead (this trial names pembrolizumab only there), then the brief summary.
+  EXPECT_THAT(e.abstract, ::testing::StartsWith(
+                              "Interventions: Mavrostobart (PT199); Tislelizumab; Gemcitabine + nab-Paclitaxel; "
+                              "Docetaxel; Pemetrexed; Gemcitabine; Carboplatin + Pemetrexed; Pembrolizumab + "
+                              "Carboplatin + Pemetrexed. This is a first-in-human, Phase 1/2, open-label"));
   EXPECT_THAT(e.citation, ::testing::StartsWith("Phanes Therapeutics. Dose Escalation"));
   EXPECT_THAT(e.citation,
               HasSubstr("ClinicalTrials.gov. NCT05431270. Phase 1/Phase 2; Recruiting; started 2022-08-11; 40 participants."));

@@ -47,7 +47,9 @@ TEST(ResearchTypesTest, EveryFinishingToolValidatesItsArguments) {
   EXPECT_TRUE(call(kSubmitLedgerTool, Ledger("judge")).ok);
   EXPECT_FALSE(call(kSubmitLedgerTool, Ledger("oracle")).ok);  // not a speaker
   EXPECT_FALSE(call(kSubmitSearchTool, Json{{"queries", {"x"}}}).ok);  // summary required
-  Json judgement = {{"mechanism_score", 6}, {"clinical_evidence_score", 7}, {"confidence", 0.8},
+  Json judgement = {{"details", {{"evidence_assessed", 4}, {"relevant_evidence", {"[1]", "[2]"}}}},
+                    {"mechanism_score", 6}, {"mechanism_reasoning", "targets and pathway named in [1]"},
+                    {"clinical_evidence_score", 7}, {"clinical_reasoning", "two RCTs [1], [2]"}, {"confidence", 0.8},
                     {"sufficient", true}, {"recommendation", "synthesize"}, {"next_search_queries", Json::array()},
                     {"reasoning", "RCTs and a clear pathway"}};
   EXPECT_TRUE(call(kSubmitJudgementTool, judgement).ok);
@@ -76,7 +78,9 @@ TEST(ResearchTypesTest, SufficiencyIsTheSeedsRuleAtItsBoundaries) {
   EXPECT_TRUE(IsSufficientEvidence(1.0, 10, 10));
 
   // The model's boolean is not trusted: recomputed, and the disagreement noted.
-  Json said = {{"mechanism_score", 8}, {"clinical_evidence_score", 8}, {"confidence", 0.65},
+  Json said = {{"details", {{"evidence_assessed", 3}, {"relevant_evidence", {"[1]"}}}},
+               {"mechanism_score", 8}, {"mechanism_reasoning", "pathway described"},
+               {"clinical_evidence_score", 8}, {"clinical_reasoning", "a large RCT"}, {"confidence", 0.65},
                {"sufficient", true}, {"recommendation", "synthesize"}, {"next_search_queries", Json::array()},
                {"reasoning", "looks strong"}};
   Result<JudgeAssessment> j = ReadJudgement(said);
@@ -104,8 +108,8 @@ TEST(ResearchReportTest, CitationsAreCheckedAgainstTheBibliography) {
   EXPECT_EQ(CheckReportReferences(r, 7), "");
   r.references_cited = {8};
   EXPECT_THAT(CheckReportReferences(r, 7), HasSubstr("[8]"));
-  EXPECT_THAT(WithReferencesSection("See [2].", "[1] A. http://a\n[2] B. http://b\n"),
-              HasSubstr("## References\n\n[2] B. http://b\n"));
+  EXPECT_THAT(NumberInCitationOrder({.markdown = "See [2]."}, "[1] A. http://a\n[2] B. http://b\n").report.markdown,
+              HasSubstr("See [1].\n\n## References\n\n[1] B. http://b\n"));
 }
 
 TEST(ResearchPromptsTest, KeyTermsDropQuestionWords) {
@@ -130,7 +134,8 @@ TEST(ResearchAppTest, RulesPlannerRunsTheWholeFlowWithRealReferences) {
   EXPECT_EQ(types.front(), "started");
   EXPECT_EQ(types.back(), "complete");
   EXPECT_EQ(out.trace["ledgers"].size(), static_cast<size_t>(out.rounds));
-  EXPECT_EQ(out.result["bibliography"].size(), 6u);
+  EXPECT_EQ(out.result["evidence"].size(), 6u);
+  EXPECT_EQ(out.result["references"].size(), out.report.references_cited.size());
 }
 
 // Sources that break: PubMed sends a malformed body, ClinicalTrials.gov
@@ -213,6 +218,11 @@ TEST(ResearchAppTest, MaxRoundsWithAManagerThatNeverCallsTheReportFallsBack) {
   EXPECT_THAT(out.report.markdown, HasSubstr("used all 3 rounds"));
   EXPECT_THAT(out.report.markdown, HasSubstr("https://clinicaltrials.gov/study/"));  // the memory's references
   EXPECT_EQ(out.result["fallback_reason"], out.fallback_reason);
+  // Numbered in order of first citation: the memory summary's first record is [1]; every record is listed.
+  const std::string summary = out.report.markdown.substr(out.report.markdown.find("## What the memory holds"));
+  EXPECT_THAT(summary, HasSubstr("1. [1] "));
+  EXPECT_THAT(out.report.markdown, HasSubstr("## References\n\n[1] "));
+  EXPECT_EQ(out.result["references"].size(), out.evidence_count);
 }
 
 TEST(ResearchAppTest, TokenBudgetSummedOverAgentsEndsInAFallbackReport) {

@@ -474,10 +474,15 @@ class Planner {
       if (under_two && z.indicator == "bmi_for_age") continue;
       if (z.band_system.find("ASPEN") != std::string::npos && Rank(SeverityOf(z.band)) > Rank(worst)) {
         worst = SeverityOf(z.band);
+        decided_by_ = Readable(z.indicator) + " z = " + Fmt(z.z, 2) + " (" + z.origin + "; ASPEN/AND 2014: " +
+                      AspenZBand(worst) + ")";
       }
     }
     for (const auto& [severity, line] : aspen_) {
-      if (Rank(severity) > Rank(worst)) worst = severity;
+      if (Rank(severity) > Rank(worst)) {
+        worst = severity;
+        decided_by_ = line;
+      }
     }
     findings_.severity = worst;
     findings_.malnutrition = worst != "none";
@@ -615,8 +620,10 @@ class Planner {
       if (findings_.zscores.empty() && aspen_.empty()) {
         s = "No anthropometric z-score, weight loss or intake could be established from the note.";
       } else {
+        // The headline names the finding that sets the severity, then every indicator.
         s = findings_.malnutrition.value_or(false)
-                ? Capital(findings_.severity) + " malnutrition by ASPEN/AND 2014: "
+                ? Capital(findings_.severity) + " malnutrition by ASPEN/AND 2014, from " + decided_by_ +
+                      ". All indicators: "
                 : "No malnutrition band met by ASPEN/AND 2014: ";
         for (size_t i = 0; i < findings_.indicators.size(); ++i) s += (i ? "; " : "") + findings_.indicators[i];
         s += ".";
@@ -637,6 +644,15 @@ class Planner {
     findings_.summary = s;
   }
 
+  // ASPEN/AND 2014's z-score band of a severity (Becker 2014, Table: weight-for-length/height and
+  // BMI-for-age z -1 to -1.9 mild, -2 to -2.9 moderate, -3 or below severe; length/height-for-age
+  // grades severe only; the bands themselves are in tools/growth/growth_pack.cc).
+  static std::string AspenZBand(const std::string& severity) {
+    if (severity == "mild") return "z -1 to -1.9 is mild";
+    if (severity == "moderate") return "z -2 to -2.9 is moderate";
+    return "z -3 or below is severe";
+  }
+
   static std::string Capital(std::string s) {
     if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
     return s;
@@ -651,6 +667,7 @@ class Planner {
   ExtractionFindings findings_;
   std::vector<std::pair<std::string, std::string>> aspen_;  // (severity, sentence) from weight loss and intake
   bool aspen_graded_ = false;  // some z-score was graded by ASPEN/AND (a band or none)
+  std::string decided_by_;     // the finding that set the severity, for the summary's headline
   std::vector<std::string> notes_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -27,6 +28,14 @@ const char* SourceTool(const std::string& source) {
   if (source == "trials") return "search_clinical_trials";
   if (source == "preprints") return "search_preprints";
   return nullptr;
+}
+
+// The source a search tool reaches, as the report names it.
+std::string SourceName(const std::string& tool) {
+  if (tool == "search_pubmed") return "PubMed";
+  if (tool == "search_clinical_trials") return "ClinicalTrials.gov";
+  if (tool == "search_preprints") return "Europe PMC preprints";
+  return tool;
 }
 
 // The pack's on_evidence hook: stores into the memory while the research
@@ -327,13 +336,23 @@ class Research {
     std::optional<RunResult> run =
         RunAgent("search", SearchSystemPrompt(), search_tools_, kSubmitSearchTool, TaskMessage(prose, context));
     if (!run) return;
+    // Every search that failed: an error event now, a line in the report later.
     int tool_errors = 0;
     for (const StepRecord& step : run->trace.steps) {
       for (const ToolResultRecord& r : step.tool_results) {
-        if (!r.ok && r.name != kSubmitSearchTool) {
-          ++tool_errors;
-          out_.errors.push_back("search: " + r.name + ": " + Preview(r.error, 200));
+        if (r.name == kSubmitSearchTool) continue;
+        ++search_calls_;
+        if (r.ok) continue;
+        ++tool_errors;
+        FailedSearch failed{.round = round_, .tool = r.name, .source = SourceName(r.name), .error = r.error};
+        for (const ToolCall& call : step.assistant.tool_calls) {
+          if (call.id != r.tool_call_id) continue;
+          Result<Json> args = ParseJson(call.arguments);
+          if (args.ok() && args->is_object()) failed.query = StringOr(*args, "query");
         }
+        Error("search", failed.source + " search \"" + Preview(failed.query, 120) + "\" failed: " + r.error,
+              {{"tool", failed.tool}, {"source", failed.source}, {"query", failed.query}, {"error", failed.error}});
+        failed_searches_.push_back(std::move(failed));
       }
     }
     int added = 0, dups = 0;
@@ -352,7 +371,7 @@ class Research {
              (tool_errors ? "; " + std::to_string(tool_errors) + " search(es) failed" : ""),
          {{"new", added}, {"duplicates", dups}, {"total", memory_->evidence_count()}, {"tool_errors", tool_errors}});
     if (Result<SearchSummary> s = ReadSearchSummary(run->final_fields); s.ok()) {
-      Emit(Type::kStreaming, "search", Preview(s->summary, 160));
+      Emit(Type::kStreaming, "search", Preview(s->summary, 160), {{"text", s->summary}});
     }
   }
 
@@ -440,9 +459,12 @@ class Research {
                     {"instruction", instruction_},
                     {"evidence", EvidenceList(*memory_, question_, config_.judge_evidence, config_.cancel)},
                     {"judgement", judgement_ ? Plain(ToJson(*judgement_)) : Json(nullptr)},
-                    {"hypotheses", HypothesesJson(*memory_)}};
+                    {"hypotheses", HypothesesJson(*memory_)},
+                    {"search_calls", search_calls_},
+                    {"failed_searches", FailedSearchesJson()}};
     std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_ +
-                        "\nThe evidence, the last judgement and the hypotheses are in the JSON below. Call "
+                        "\nThe evidence, the last judgement, the hypotheses and the searches that failed are in "
+                        "the JSON below (the failed searches are listed in the report for you). Call "
                         "get_bibliography, then submit_report.";
     std::shared_ptr<ResearchMemory> memory = memory_;
     auto check = [memory](const std::string&, const Json& fields) {
@@ -452,7 +474,7 @@ class Research {
       return feedback.empty() ? AnswerCheck{} : AnswerCheck{false, feedback};
     };
     std::optional<RunResult> run = RunAgent("report", ReportSystemPrompt(), report_tools_, kSubmitReportTool,
-                                            TaskMessage(prose, context), check);
+                                            TaskMessage(prose, context), check, /*stream=*/config_.stream_report);
     if (!run) return;
     Result<ResearchReport> r = ReadReport(run->final_fields);
     std::string problem = r.ok() ? CheckReportReferences(*r, memory_->evidence_count()) : r.status().message();
@@ -463,18 +485,19 @@ class Research {
       Stop("report_failed", "the report agent did not produce a valid report (" + Preview(problem, 200) + ").");
       return;
     }
-    r->markdown = WithReferencesSection(r->markdown, memory_->Bibliography());
     report_ = *r;
     Finished("report", "written");
-    Emit(Type::kStreaming, "report", Preview(r->title, 160));
   }
 
   // One agent run within the research's deadline and token budget; nullopt
   // when no time or tokens were left to start it, or the model never answered.
+  // `stream`: ask the model to stream (when it can) and hand its text, as it
+  // is generated, to the research's events as `streaming` events.
   std::optional<RunResult> RunAgent(const std::string& agent, std::string system_prompt,
                                     std::shared_ptr<const ToolRegistry> tools, const char* answer_tool,
                                     const std::string& task,
-                                    std::function<AnswerCheck(const std::string&, const Json&)> check = nullptr) {
+                                    std::function<AnswerCheck(const std::string&, const Json&)> check = nullptr,
+                                    bool stream = false) {
     if (!BreakCondition(/*rounds=*/false).empty()) return std::nullopt;
     AgentOptions options;
     options.system_prompt = std::move(system_prompt);
@@ -487,6 +510,15 @@ class Research {
     options.max_answer_retries = config_.answer_retries;
     options.check_answer = std::move(check);
     options.on_event = config_.on_agent_event;
+    if (stream && model_->capabilities().streaming) {
+      options.stream = true;
+      options.on_event = [this, agent, forward = config_.on_agent_event](const Event& e) {
+        if (e.type == EventType::kModelDelta && !e.text.empty()) {
+          Emit(Type::kStreaming, agent, Preview(e.text, 160), {{"text", e.text}});
+        }
+        if (forward) forward(e);
+      };
+    }
     options.cancel = config_.cancel;
     Agent a(model_, std::move(tools), options);
     RunResult run = a.Run({.message = task});
@@ -512,16 +544,29 @@ class Research {
     history_.push_back({{"round", round_}, {"speaker", agent}, {"outcome", outcome}});
   }
 
-  void Error(const std::string& agent, const std::string& message) {
+  void Error(const std::string& agent, const std::string& message, Json data = nullptr) {
     out_.errors.push_back(agent + ": " + message);
-    Emit(Type::kError, agent, agent + ": " + Preview(message, 300));
+    Emit(Type::kError, agent, agent + ": " + Preview(message, 300), std::move(data));
   }
 
+  // Events come from this thread, and streamed text from the model call the
+  // agent makes on it; the lock keeps the order whole should a model stream
+  // from another thread.
   void Emit(Type type, const std::string& agent, std::string message, Json data = nullptr) {
+    std::lock_guard<std::mutex> lock(emit_mu_);
     ResearchEvent e{.type = type, .iteration = round_, .timestamp = UtcTimestampMillis(), .agent = agent,
                     .message = std::move(message), .data = std::move(data)};
     if (config_.on_event) config_.on_event(e);
     out_.events.push_back(std::move(e));
+  }
+
+  Json FailedSearchesJson() const {
+    Json list = Json::array();
+    for (const FailedSearch& f : failed_searches_) {
+      list.push_back({{"round", f.round}, {"tool", f.tool}, {"source", f.source}, {"query", f.query},
+                      {"error", f.error}});
+    }
+    return list;
   }
 
   // The report (the agent's, or the fallback's), the result and the trace.
@@ -542,11 +587,39 @@ class Research {
       out_.report = *report_;
       out_.report_from_agent = true;
     }
+    // Every failed search named; references numbered in order of first citation.
+    out_.report.markdown = WithFailedSearches(out_.report.markdown, failed_searches_);
+    if (!failed_searches_.empty()) {
+      out_.report.limitations.push_back(std::to_string(failed_searches_.size()) + " of " +
+                                        std::to_string(search_calls_) + " search(es) failed: " +
+                                        FailedSearchList());
+    }
+    VancouverReport numbered =
+        NumberInCitationOrder(out_.report, memory_->Bibliography(), /*list_uncited=*/!out_.report_from_agent);
+    out_.report = std::move(numbered.report);
+    out_.reference_numbers = std::move(numbered.bibliography_numbers);
+    out_.uncited_numbers = std::move(numbered.uncited_numbers);
+    out_.failed_searches = failed_searches_;
     out_.stop_reason = stop_reason_;
     out_.evidence_count = memory_->evidence_count();
     Emit(Type::kComplete, "", "Research complete: " + stop_reason_ + ", " + std::to_string(round_) + " round(s), " +
-                                  std::to_string(out_.evidence_count) + " record(s)",
-         {{"stop_reason", stop_reason_}, {"iterations", round_}, {"report_from_agent", out_.report_from_agent}});
+                                  std::to_string(out_.evidence_count) + " record(s)" +
+                                  (failed_searches_.empty() ? "" : ", " + std::to_string(failed_searches_.size()) +
+                                                                       " failed search(es)"),
+         {{"stop_reason", stop_reason_},
+          {"iterations", round_},
+          {"report_from_agent", out_.report_from_agent},
+          {"failed_searches", failed_searches_.size()},
+          {"report", out_.report.markdown}});
+  }
+
+  // "PubMed \"keytruda\" (round 1); ..." for the structured report's limitations.
+  std::string FailedSearchList() const {
+    std::vector<std::string> items;
+    for (const FailedSearch& f : failed_searches_) {
+      items.push_back(f.source + " \"" + Preview(f.query, 80) + "\" (round " + std::to_string(f.round) + ")");
+    }
+    return Join(items, "; ");
   }
 
  public:
@@ -578,6 +651,9 @@ class Research {
   std::vector<std::string> pending_queries_;
   bool hypothesis_ran_ = false;
   std::optional<ResearchReport> report_;
+  int search_calls_ = 0;                     // literature tool calls, answered or not
+  std::vector<FailedSearch> failed_searches_;
+  std::mutex emit_mu_;
   int stall_count_ = 0;
   int replans_ = 0;
   Json history_ = Json::array();
@@ -604,13 +680,40 @@ OrderedJson BuildResult(const std::string& question, const ResearchOutcome& out,
                           {"confidence", h.confidence}, {"statement", h.statement}, {"evidence", h.evidence}});
   }
   r["hypotheses"] = std::move(hypotheses);
-  OrderedJson bibliography = OrderedJson::array();
-  int n = 0;
-  for (const Evidence& e : memory.GetAllEvidence()) {
-    bibliography.push_back({{"ref", ++n}, {"id", e.id}, {"url", e.url}, {"title", e.title}, {"type", e.type},
+  // The report's references in its numbering (order of first citation), and
+  // every gathered record in the memory's (storage order) with the number it
+  // is cited as, if any.
+  const std::vector<Evidence> all = memory.GetAllEvidence();
+  std::map<int, int> cited_as;  // memory number → report number
+  OrderedJson references = OrderedJson::array();
+  int k = 0;
+  for (const std::vector<int>* list : {&out.reference_numbers, &out.uncited_numbers}) {
+    for (int m : *list) {
+      cited_as[m] = ++k;
+      if (m < 1 || static_cast<size_t>(m) > all.size()) continue;
+      const Evidence& e = all[m - 1];
+      references.push_back({{"ref", k}, {"memory_ref", m}, {"cited", list == &out.reference_numbers},
+                            {"id", e.id}, {"url", e.url}, {"title", e.title}, {"type", e.type},
                             {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
+    }
   }
-  r["bibliography"] = std::move(bibliography);
+  r["references"] = std::move(references);
+  OrderedJson evidence = OrderedJson::array();
+  int n = 0;
+  for (const Evidence& e : all) {
+    ++n;
+    auto it = cited_as.find(n);
+    const OrderedJson ref = it == cited_as.end() ? OrderedJson(nullptr) : OrderedJson(it->second);
+    evidence.push_back({{"memory_ref", n}, {"ref", ref}, {"id", e.id}, {"url", e.url}, {"title", e.title},
+                        {"type", e.type}, {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
+  }
+  r["evidence"] = std::move(evidence);
+  OrderedJson failed = OrderedJson::array();
+  for (const FailedSearch& f : out.failed_searches) {
+    failed.push_back({{"round", f.round}, {"tool", f.tool}, {"source", f.source}, {"query", f.query},
+                      {"error", f.error}});
+  }
+  r["failed_searches"] = std::move(failed);
   r["planner"] = out.planner;
   if (out.fell_back) r["model_failure"] = out.model_failure;
   r["usage"] = OrderedJson::parse(DumpJson(ToJson(out.usage)));

@@ -23,7 +23,11 @@
 // (usage summed over every agent run); cancellation. The manager counts
 // stalls (a ledger saying no progress or a loop) and replans after
 // `max_stalls` in a row. Whenever the report agent did not run or failed, the
-// report is written from the memory (FallbackReport) and says why. A
+// report is written from the memory (FallbackReport) and says why. Either
+// way the report names every search that failed (each also an `error`
+// event as it happens) and numbers its references in order of first
+// citation (research_report.h). The report agent's text streams as it is
+// generated (`stream_report`). A
 // configured model that never answers hands the whole research to the rules
 // planner (RunWithFallback), and the outcome says so. Nothing throws.
 //
@@ -43,6 +47,7 @@
 
 #include "apps/research/research_events.h"
 #include "apps/research/research_memory.h"
+#include "apps/research/research_report.h"
 #include "apps/research/research_types.h"
 #include "medreact/agent.h"
 #include "medreact/model.h"
@@ -71,7 +76,14 @@ struct ResearchConfig {
   LiteraturePackOptions literature;
   std::string memory_path;        // the memory's SQLite file; "" = in memory. Default: ""
   ResearchMemoryOptions memory;   // Default: lexical de-duplication
-  ResearchEventSink on_event;     // research events, on the calling thread. Default: none
+  // Research events, on the calling thread (streamed text: on the thread of
+  // the model call, which for the bundled models is the calling thread). Default: none
+  ResearchEventSink on_event;
+  // The report agent's text as it is generated, as `streaming` events (data
+  // {"text": fragment}): the agent run asks the model to stream when the
+  // model can (ModelCapabilities::streaming; the rules planner hands its
+  // report over section by section). Default: true
+  bool stream_report = true;
   EventSink on_agent_event;       // every sub-agent's engine events. Default: none
   CancellationToken cancel;       // Default: a fresh token
   // Every agent run as it ends, on the calling thread: the manager round,
@@ -98,6 +110,13 @@ struct ResearchOutcome {
   bool fell_back = false;
   std::string model_failure;
   std::vector<std::string> errors;  // what failed on the way (judge errors, tool errors...)
+  // Every search that returned an error, in order; the report names each.
+  std::vector<FailedSearch> failed_searches;
+  // The report's references: reference_numbers[k-1] is the memory's
+  // (bibliography) number of reference [k], in order of first citation;
+  // uncited_numbers follow (listed by a fallback report, not cited).
+  std::vector<int> reference_numbers;
+  std::vector<int> uncited_numbers;
   std::vector<ResearchEvent> events;
   // {"question","planner","stop_reason",...,"events","ledgers","agent_runs":
   //  [{"round","agent","status","trace"}],"report"}

@@ -4,8 +4,15 @@
 //
 // Each event has the seed's type, the manager round it belongs to
 // ("iteration"), a UTC timestamp, the agent when one is active, a short
-// message (names and counts, never abstracts) and data. Sub-agent runs keep
-// their own engine events in their RunTraces; these are the orchestration's.
+// message (names and counts, never abstracts; a `streaming` event's message
+// is a preview of its text) and data. Sub-agent runs keep their own engine
+// events in their RunTraces; these are the orchestration's.
+//
+// A page rendering the report as it is written appends the `streaming`
+// events of agent "report" (their data.text, in order), then replaces that
+// draft with the `complete` event's data.report: the final report, whose
+// references are renumbered in order of first citation and which names the
+// searches that failed (research_report.h).
 #ifndef MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
 #define MEDREACT_APPS_RESEARCH_RESEARCH_EVENTS_H_
 
@@ -25,9 +32,10 @@ enum class ResearchEventType {
   kJudgeComplete,   // JudgeAgent done; data: the assessment
   kHypothesizing,   // HypothesisAgent active
   kSynthesizing,    // ReportAgent active (or fallback synthesis)
-  kStreaming,       // text from an agent (its summary line)
-  kComplete,        // the workflow is done; data: iterations, stop reason
-  kError,           // something failed; the run goes on or falls back
+  kStreaming,       // an agent's text; data: {"text"}: the search agent's summary, and the
+                    // report agent's text as it is generated, fragment by fragment
+  kComplete,        // the workflow is done; data: iterations, stop reason, failed searches, the report
+  kError,           // something failed (a search: data {tool, source, query, error}); the run goes on or falls back
   kProgress,        // status update (graph transitions, stalls, replans)
 };
 

@@ -75,8 +75,11 @@ std::string JudgeSystemPrompt() {
          "clear (targets and pathways), 8-9 comprehensive, 10 complete. Clinical evidence score 0-10: 0-3 "
          "preclinical only or weak human evidence, 4-5 small trials or case reports, 6-7 RCTs, 8-9 meta-analyses "
          "or large RCTs, 10 definitive. Sufficient only when confidence >= 0.7 and both scores >= 6; then "
-         "recommend synthesize, else continue with 2-3 next_search_queries. Answer only by calling "
-         "submit_judgement.";
+         "recommend synthesize, else continue with 2-3 next_search_queries. Explain each score in "
+         "mechanism_reasoning and clinical_reasoning (which records, which designs); in details give how many "
+         "records you were shown, the ones that answer the question ([n] or identifiers), their study designs and "
+         "the gaps. A brand name and its generic name are the same drug (Keytruda is pembrolizumab). Answer only "
+         "by calling submit_judgement.";
 }
 
 std::string HypothesisSystemPrompt() {
@@ -89,8 +92,10 @@ std::string HypothesisSystemPrompt() {
 std::string ReportSystemPrompt() {
   return "You are the report agent of a biomedical research team. Call get_bibliography for the numbered "
          "references, then write the final report in markdown: title, executive summary, methodology, findings "
-         "(mechanistic and clinical), hypotheses, limitations, conclusion, and a References section. Cite "
-         "evidence only as [n] with numbers from the bibliography. Submit it with submit_report.";
+         "(mechanistic and clinical), hypotheses, limitations and conclusion. Cite evidence only as [n] with "
+         "numbers from the bibliography; the References section is built for you, numbered in order of first "
+         "citation, and the searches that failed are listed for you (say what their absence means). Submit it "
+         "with submit_report.";
 }
 
 Json EvidenceContext(int reference, const Evidence& e) {

@@ -1,6 +1,7 @@
 // References and the fallback report (research_report.h).
 #include "apps/research/research_report.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <set>
@@ -12,10 +13,12 @@ namespace medreact {
 namespace {
 
 constexpr int kMaxReference = 1'000'000;
+constexpr size_t kMaxGroup = 1000;  // numbers in one citation group
 
-// Reads "3", "1, 4", "2-5" into `out`; false when the text is anything else.
-bool ReadNumberList(std::string_view text, std::set<int>& out) {
-  std::set<int> found;
+// Reads "3", "1, 4", "2-5" into `out` in the order written (ranges
+// expanded); false, and `out` unchanged, when the text is anything else.
+bool ReadNumberSequence(std::string_view text, std::vector<int>& out) {
+  std::vector<int> found;
   size_t i = 0;
   auto number = [&](int& v) {
     if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
@@ -41,12 +44,20 @@ bool ReadNumberList(std::string_view text, std::set<int>& out) {
       spaces();
       if (!number(b) || b < a || b - a > 1000) return false;
     }
-    for (int n = a; n <= b; ++n) found.insert(n);
+    if (found.size() + static_cast<size_t>(b - a) >= kMaxGroup) return false;  // no citation is that long
+    for (int n = a; n <= b; ++n) found.push_back(n);
     spaces();
     if (i == text.size()) break;
     if (text[i] != ',' && text[i] != ';') return false;
     ++i;
   }
+  out.insert(out.end(), found.begin(), found.end());
+  return true;
+}
+
+bool ReadNumberList(std::string_view text, std::set<int>& out) {
+  std::vector<int> found;
+  if (!ReadNumberSequence(text, found)) return false;
   out.insert(found.begin(), found.end());
   return true;
 }
@@ -57,6 +68,112 @@ bool IsReferencesHeading(std::string_view line) {
   while (!line.empty() && line[0] == '#') line.remove_prefix(1);
   const std::string title = AsciiLower(TrimView(line));
   return title == "references" || title == "bibliography" || title == "reference list";
+}
+
+bool IsFailedSearchesHeading(std::string_view line) {
+  line = TrimView(line);
+  if (line.empty() || line[0] != '#') return false;
+  while (!line.empty() && line[0] == '#') line.remove_prefix(1);
+  return AsciiLower(TrimView(line)) == AsciiLower(kFailedSearchesHeading);
+}
+
+bool IsHeading(std::string_view line) { return TrimView(line).starts_with("#"); }
+
+std::vector<std::string> Lines(std::string_view text) {
+  std::vector<std::string> lines;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+// `lines` without the sections whose heading `drop` accepts (a section runs
+// to the next heading).
+std::vector<std::string> WithoutSections(const std::vector<std::string>& lines, bool (*drop)(std::string_view)) {
+  std::vector<std::string> kept;
+  bool dropping = false;
+  for (const std::string& line : lines) {
+    if (IsHeading(line)) dropping = drop(line);
+    if (!dropping) kept.push_back(line);
+  }
+  return kept;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+// "1, 2, 3, 5" → "1-3, 5": sorted, each once, runs of three or more as ranges.
+std::string FormatGroup(std::vector<int> numbers) {
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < numbers.size();) {
+    size_t j = i;
+    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+    if (j - i >= 2) {
+      parts.push_back(std::to_string(numbers[i]) + "-" + std::to_string(numbers[j]));
+    } else {
+      for (size_t k = i; k <= j; ++k) parts.push_back(std::to_string(numbers[k]));
+    }
+    i = j + 1;
+  }
+  return Join(parts, ", ");
+}
+
+// Apply gives every number cited in `text` (in the order written) the next
+// report number when it has none yet, and returns the text with each
+// citation group written in the report's numbers. Groups naming a number the
+// bibliography lacks are left as they are. One instance numbers one report.
+class Renumbering {
+ public:
+  explicit Renumbering(const std::map<int, std::string>& entries) : entries_(entries) {}
+
+  std::string Apply(const std::string& text) {
+    std::string out;
+    size_t from = 0;
+    size_t close = 0, newline = 0;  // the first ']' and newline after the last '[' (kept: linear)
+    for (size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
+      if (close <= open) close = text.find(']', open);
+      if (close == std::string::npos) break;
+      if (newline != std::string::npos && newline <= open) newline = text.find('\n', open);
+      if (newline != std::string::npos && newline < close) continue;  // a citation is on one line
+      if (close + 1 < text.size() && text[close + 1] == '(') continue;  // a markdown link
+      std::vector<int> cited;
+      if (!ReadNumberSequence(std::string_view(text).substr(open + 1, close - open - 1), cited)) continue;
+      bool known = true;
+      for (int n : cited) known = known && entries_.count(n) > 0;
+      if (!known) continue;
+      std::vector<int> renumbered;
+      for (int n : cited) renumbered.push_back(Number(n));
+      out += text.substr(from, open - from) + "[" + FormatGroup(renumbered) + "]";
+      from = close + 1;
+      open = close;
+    }
+    return out + text.substr(from);
+  }
+
+  // The report number of bibliography number n (a new one when first seen).
+  int Number(int n) {
+    auto [it, inserted] = report_number_.emplace(n, static_cast<int>(order_.size()) + 1);
+    if (inserted) order_.push_back(n);
+    return it->second;
+  }
+
+  const std::vector<int>& order() const { return order_; }
+
+ private:
+  const std::map<int, std::string>& entries_;
+  std::map<int, int> report_number_;  // bibliography number → report number
+  std::vector<int> order_;            // bibliography numbers in order of first citation
+};
+
+// A bibliography line "[m] citation. url" as reference n.
+std::string EntryAs(const std::string& entry, int n) {
+  const size_t close = entry.find(']');
+  return "[" + std::to_string(n) + "]" + (close == std::string::npos ? " " + entry : entry.substr(close + 1));
 }
 
 }  // namespace
@@ -73,8 +190,9 @@ std::vector<int> CitedReferenceNumbers(std::string_view markdown) {
     }
     if (in_references && TrimView(line).starts_with("#")) in_references = false;
     if (in_references) continue;  // the list itself is not a citation
+    size_t close = 0;  // the first ']' after the last '[' (no rescans: "[[[[…]" stays linear)
     for (size_t open = line.find('['); open != std::string::npos; open = line.find('[', open + 1)) {
-      const size_t close = line.find(']', open);
+      if (close <= open) close = line.find(']', open);
       if (close == std::string::npos) break;
       if (close + 1 < line.size() && line[close + 1] == '(') continue;  // a markdown link
       ReadNumberList(std::string_view(line).substr(open + 1, close - open - 1), cited);
@@ -114,28 +232,6 @@ std::map<int, std::string> BibliographyEntries(std::string_view bibliography) {
   return entries;
 }
 
-std::string WithReferencesSection(const std::string& markdown, std::string_view bibliography) {
-  std::istringstream lines(markdown);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (IsReferencesHeading(line)) return markdown;
-  }
-  const std::map<int, std::string> entries = BibliographyEntries(bibliography);
-  if (entries.empty()) return markdown;
-  const std::vector<int> cited = CitedReferenceNumbers(markdown);
-  std::string out = markdown;
-  if (!out.empty() && out.back() != '\n') out += '\n';
-  out += "\n## References\n\n";
-  if (cited.empty()) {
-    for (const auto& [n, entry] : entries) out += entry + "\n";
-  } else {
-    for (int n : cited) {
-      if (auto it = entries.find(n); it != entries.end()) out += it->second + "\n";
-    }
-  }
-  return out;
-}
-
 ResearchReport FallbackReport(const FallbackInputs& in) {
   ResearchReport r;
   r.title = "Research summary (fallback synthesis): " + in.question;
@@ -151,6 +247,12 @@ ResearchReport FallbackReport(const FallbackInputs& in) {
                   in.judgement->mechanism_score, in.judgement->clinical_evidence_score,
                   in.judgement->confidence * 100);
     r.findings.push_back(line);
+    if (!in.judgement->mechanism_reasoning.empty()) {
+      r.findings.push_back("Mechanism: " + in.judgement->mechanism_reasoning);
+    }
+    if (!in.judgement->clinical_reasoning.empty()) {
+      r.findings.push_back("Clinical evidence: " + in.judgement->clinical_reasoning);
+    }
   } else {
     r.findings.push_back("No valid judgement of the evidence was made.");
   }
@@ -174,8 +276,92 @@ ResearchReport FallbackReport(const FallbackInputs& in) {
   md << (in.bibliography.empty() ? std::string("No evidence was gathered.\n") : in.bibliography);
   r.markdown = md.str();
   if (!r.markdown.empty() && r.markdown.back() != '\n') r.markdown += '\n';
-  for (const auto& [n, entry] : BibliographyEntries(in.bibliography)) r.references_cited.push_back(n);
+  r.references_cited = CitedReferenceNumbers(r.markdown);  // the memory summary's; NumberInCitationOrder renumbers
   return r;
+}
+
+std::string FailedSearchesSection(const std::vector<FailedSearch>& failed) {
+  if (failed.empty()) return "";
+  std::string out = "## ";
+  out.append(kFailedSearchesHeading).append("\n\n");
+  out += std::to_string(failed.size()) + (failed.size() == 1 ? " search" : " searches") +
+         " returned an error instead of records; what they would have found is missing from this report.\n\n";
+  for (const FailedSearch& f : failed) {
+    out += "- Round " + std::to_string(f.round) + ", " + (f.source.empty() ? f.tool : f.source) + " (" + f.tool +
+           "), query \"" + Preview(f.query, 120) + "\": " + Preview(f.error, 200) + "\n";
+  }
+  return out;
+}
+
+std::string WithFailedSearches(const std::string& markdown, const std::vector<FailedSearch>& failed) {
+  std::vector<std::string> lines = WithoutSections(Lines(markdown), IsFailedSearchesHeading);
+  const std::string section = FailedSearchesSection(failed);
+  if (section.empty()) return JoinLines(lines);
+  std::vector<std::string> out;
+  bool placed = false;
+  for (const std::string& line : lines) {
+    if (!placed && IsReferencesHeading(line)) {
+      for (const std::string& l : Lines(section)) out.push_back(l);
+      out.push_back("");
+      placed = true;
+    }
+    out.push_back(line);
+  }
+  if (!placed) {
+    while (!out.empty() && IsBlank(out.back())) out.pop_back();
+    if (!out.empty()) out.push_back("");
+    for (const std::string& l : Lines(section)) out.push_back(l);
+  }
+  return JoinLines(out);
+}
+
+VancouverReport NumberInCitationOrder(const ResearchReport& report, std::string_view bibliography,
+                                      bool list_uncited) {
+  const std::map<int, std::string> entries = BibliographyEntries(bibliography);
+  Renumbering numbers(entries);
+  VancouverReport out;
+  ResearchReport& r = out.report;
+  r = report;
+  // The body first (its order is the reader's), then the other fields, then the list the model gave.
+  std::string body = JoinLines(WithoutSections(Lines(report.markdown), IsReferencesHeading));
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
+  body = numbers.Apply(body);
+  r.executive_summary = numbers.Apply(r.executive_summary);
+  r.methodology = numbers.Apply(r.methodology);
+  for (std::string& f : r.findings) f = numbers.Apply(f);
+  for (std::string& l : r.limitations) l = numbers.Apply(l);
+  r.conclusion = numbers.Apply(r.conclusion);
+  for (int n : report.references_cited) {
+    if (entries.count(n)) numbers.Number(n);
+  }
+  out.bibliography_numbers = numbers.order();
+  r.references_cited.clear();
+  for (size_t k = 1; k <= out.bibliography_numbers.size(); ++k) r.references_cited.push_back(static_cast<int>(k));
+
+  std::string refs;
+  int k = 0;
+  for (int m : out.bibliography_numbers) refs += EntryAs(entries.at(m), ++k) + "\n\n";
+  std::string uncited;
+  if (list_uncited || out.bibliography_numbers.empty()) {
+    for (const auto& [m, entry] : entries) {
+      if (std::find(out.bibliography_numbers.begin(), out.bibliography_numbers.end(), m) !=
+          out.bibliography_numbers.end()) {
+        continue;
+      }
+      out.uncited_numbers.push_back(m);
+      uncited += EntryAs(entry, ++k) + "\n\n";
+    }
+  }
+  std::string md = body + "\n";
+  if (!refs.empty() || !uncited.empty()) {
+    md += "\n## References\n\n" + refs;
+    if (!uncited.empty()) {
+      md += refs.empty() ? uncited : "### Gathered, not cited\n\n" + uncited;
+    }
+    while (md.size() > 1 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();
+  }
+  r.markdown = md;
+  return out;
 }
 
 }  // namespace medreact

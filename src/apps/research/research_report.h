@@ -1,10 +1,21 @@
-// The research report's references and the fallback report.
+// The research report's references, its list of failed searches, and the
+// fallback report.
 //
-// A report cites evidence as [n] (or [n, m], [n-m]), n being the reference
+// A report agent cites evidence as [n] (or [n, m], [n-m]), n being the
 // number of the memory's bibliography (ResearchMemory::Bibliography: storage
-// order, 1-based). CheckReportReferences refuses a report citing a number the
-// bibliography does not have; WithReferencesSection appends the cited
-// entries when the report has no References heading of its own.
+// order, 1-based), the numbers get_bibliography shows it.
+// CheckReportReferences refuses a report citing a number the bibliography
+// does not have. The finished report is then numbered the Vancouver way
+// (NumberInCitationOrder): references numbered consecutively in the order in
+// which they are first cited in the text (ICMJE Recommendations, "References";
+// NLM's Citing Medicine, 2nd ed.), every citation rewritten, and the
+// References section rebuilt in that order (a References section the agent
+// wrote is replaced: its numbers were the bibliography's). A report citing
+// only bibliography entry 3 thus cites [1].
+//
+// Every search that failed is named in the report (WithFailedSearches): a
+// "Searches that failed" section, before the References, one line per
+// search with its round, source, query and error.
 //
 // FallbackReport is seed 003's _synthesize_fallback: when the report agent
 // did not run or failed, the report is written from the memory alone (its
@@ -34,9 +45,44 @@ std::string CheckReportReferences(const ResearchReport& report, size_t evidence_
 // bibliography text ("[n] citation. url" lines) → number → line.
 std::map<int, std::string> BibliographyEntries(std::string_view bibliography);
 
-// `markdown`, with "## References" and the cited entries (all entries when
-// none is cited) appended when it has no References heading.
-std::string WithReferencesSection(const std::string& markdown, std::string_view bibliography);
+// One search that returned an error instead of records.
+struct FailedSearch {
+  int round = 0;       // the manager round
+  std::string tool;    // "search_pubmed", "search_clinical_trials", "search_preprints"
+  std::string source;  // "PubMed", "ClinicalTrials.gov", "Europe PMC preprints"
+  std::string query;
+  std::string error;   // the tool's error text
+};
+
+inline constexpr char kFailedSearchesHeading[] = "Searches that failed";
+
+// "## Searches that failed" and one line per search; "" when none failed.
+std::string FailedSearchesSection(const std::vector<FailedSearch>& failed);
+
+// `markdown` with that section (replacing one of the same heading it has),
+// placed before the References heading, else at the end. With no failed
+// search, only an old section is removed.
+std::string WithFailedSearches(const std::string& markdown, const std::vector<FailedSearch>& failed);
+
+struct VancouverReport {
+  ResearchReport report;                 // citations and references_cited in the report's numbers
+  // bibliography_numbers[k-1]: the bibliography number of reference [k].
+  std::vector<int> bibliography_numbers;
+  // Entries listed after the cited ones (list_uncited, or nothing cited),
+  // numbered on from the cited ones, in bibliography order.
+  std::vector<int> uncited_numbers;
+};
+
+// The report with its citations renumbered in order of first citation: the
+// markdown's body first, then executive summary, methodology, findings,
+// limitations and conclusion, then references_cited. Its References section
+// is rebuilt from `bibliography` in that order; with `list_uncited` (the
+// fallback report lists everything gathered) or when nothing is cited, the
+// uncited entries follow, under "Gathered, not cited" when some are cited.
+// A citation group naming a number the bibliography lacks is left as written
+// (CheckReportReferences refuses such reports first).
+VancouverReport NumberInCitationOrder(const ResearchReport& report, std::string_view bibliography,
+                                      bool list_uncited = false);
 
 struct FallbackInputs {
   std::string question;

@@ -47,11 +47,29 @@ std::map<std::string, ToolSpec> BuildSpecs() {
       "Submit your assessment of the evidence. Mechanism score 0-10 (0-3 minimal, 4-5 partial, 6-7 clear targets "
       "and pathways, 8-9 comprehensive, 10 complete); clinical evidence score 0-10 (0-3 preclinical or weak, 4-5 "
       "small trials or case reports, 6-7 RCTs, 8-9 meta-analyses or large RCTs, 10 definitive). Sufficient only "
-      "when confidence >= 0.7 and both scores >= 6; otherwise recommend continue and give next_search_queries.",
+      "when confidence >= 0.7 and both scores >= 6; otherwise recommend continue and give next_search_queries. "
+      "Explain each score in mechanism_reasoning and clinical_reasoning, and say in details which records you "
+      "counted ([n] or identifiers), their study designs and what is missing.",
       {{"type", "object"},
        {"properties",
-        {{"mechanism_score", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10}}},
+        {{"details",
+          {{"type", "object"},
+           {"properties",
+            {{"evidence_assessed", {{"type", "integer"}, {"minimum", 0}, {"description", "records you were shown"}}},
+             {"relevant_evidence",
+              {{"type", "array"}, {"items", {{"type", "string"}}},
+               {"description", "the records that answer the question, as [n] or identifiers"}}},
+             {"study_designs",
+              {{"type", "array"}, {"items", {{"type", "string"}}},
+               {"description", "one line per design counted, e.g. \"2 randomized controlled trials\""}}},
+             {"gaps", {{"type", "array"}, {"items", {{"type", "string"}}},
+                       {"description", "what the evidence lacks for the question"}}}}},
+           {"required", {"evidence_assessed", "relevant_evidence"}},
+           {"additionalProperties", false}}},
+         {"mechanism_score", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10}}},
+         {"mechanism_reasoning", {{"type", "string"}, {"minLength", 10}}},
          {"clinical_evidence_score", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10}}},
+         {"clinical_reasoning", {{"type", "string"}, {"minLength", 10}}},
          {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
          {"sufficient", {{"type", "boolean"}}},
          {"recommendation", {{"type", "string"}, {"enum", {"continue", "synthesize"}}}},
@@ -59,8 +77,9 @@ std::map<std::string, ToolSpec> BuildSpecs() {
          {"reasoning", {{"type", "string"}, {"minLength", 1}}},
          {"key_findings", kStringList},
          {"drug_candidates", kStringList}}},
-       {"required", {"mechanism_score", "clinical_evidence_score", "confidence", "sufficient", "recommendation",
-                     "next_search_queries", "reasoning"}},
+       {"required", {"details", "mechanism_score", "mechanism_reasoning", "clinical_evidence_score",
+                     "clinical_reasoning", "confidence", "sufficient", "recommendation", "next_search_queries",
+                     "reasoning"}},
        {"additionalProperties", false}}};
   const Json hypothesis = {
       {"type", "object"},
@@ -199,8 +218,19 @@ Result<SearchSummary> ReadSearchSummary(const Json& fields) {
 Result<JudgeAssessment> ReadJudgement(const Json& fields) {
   if (Status s = CheckShape(kSubmitJudgementTool, fields); !s.ok()) return s;
   JudgeAssessment j;
+  if (auto it = fields.find("details"); it != fields.end() && it->is_object()) {
+    const Json& d = *it;
+    if (auto n = d.find("evidence_assessed"); n != d.end()) {
+      j.details.evidence_assessed = static_cast<int>(ExactInteger(*n, 0, 1'000'000).value_or(0));
+    }
+    j.details.relevant_evidence = Strings(d, "relevant_evidence");
+    j.details.study_designs = Strings(d, "study_designs");
+    j.details.gaps = Strings(d, "gaps");
+  }
   j.mechanism_score = Score(fields, "mechanism_score");
+  j.mechanism_reasoning = StringOr(fields, "mechanism_reasoning");
   j.clinical_evidence_score = Score(fields, "clinical_evidence_score");
+  j.clinical_reasoning = StringOr(fields, "clinical_reasoning");
   j.confidence = std::clamp(NumberOr(fields, "confidence", 0), 0.0, 1.0);
   j.next_search_queries = Strings(fields, "next_search_queries");
   j.reasoning = StringOr(fields, "reasoning");
@@ -265,10 +295,22 @@ OrderedJson ToJson(const ProgressLedger& l) {
   return j;
 }
 
+OrderedJson ToJson(const AssessmentDetails& d) {
+  OrderedJson j;
+  j["evidence_assessed"] = d.evidence_assessed;
+  j["relevant_evidence"] = d.relevant_evidence;
+  j["study_designs"] = d.study_designs;
+  j["gaps"] = d.gaps;
+  return j;
+}
+
 OrderedJson ToJson(const JudgeAssessment& a) {
   OrderedJson j;
+  j["details"] = ToJson(a.details);
   j["mechanism_score"] = a.mechanism_score;
+  j["mechanism_reasoning"] = a.mechanism_reasoning;
   j["clinical_evidence_score"] = a.clinical_evidence_score;
+  j["clinical_reasoning"] = a.clinical_reasoning;
   j["confidence"] = a.confidence;
   j["sufficient"] = a.sufficient;
   j["recommendation"] = a.recommendation;

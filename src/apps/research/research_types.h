@@ -56,9 +56,21 @@ struct SearchSummary {
   std::vector<std::string> queries;  // the queries it ran
 };
 
+// Seed 003 names `details: AssessmentDetails` without defining it. medreact's
+// definition: what the judgement rests on, so a reader can check the scores.
+struct AssessmentDetails {
+  int evidence_assessed = 0;                   // records the judge was shown
+  std::vector<std::string> relevant_evidence;  // those it counted: "[n]" or identifiers
+  std::vector<std::string> study_designs;      // one line per design counted ("1 trial registration")
+  std::vector<std::string> gaps;               // what the evidence lacks for the question
+};
+
 struct JudgeAssessment {
+  AssessmentDetails details;
   int mechanism_score = 0;          // 0-10
+  std::string mechanism_reasoning;  // why that score (seed 003: at least 10 characters)
   int clinical_evidence_score = 0;  // 0-10
+  std::string clinical_reasoning;   // why that score (seed 003: at least 10 characters)
   double confidence = 0;            // 0-1
   bool sufficient = false;          // recomputed: IsSufficientEvidence
   std::string recommendation;       // "continue" | "synthesize", recomputed
@@ -113,6 +125,7 @@ Result<HypothesisAssessment> ReadHypotheses(const Json& fields);
 Result<ResearchReport> ReadReport(const Json& fields);
 
 OrderedJson ToJson(const ProgressLedger& ledger);
+OrderedJson ToJson(const AssessmentDetails& details);
 OrderedJson ToJson(const JudgeAssessment& judgement);
 OrderedJson ToJson(const HypothesisAssessment& hypotheses);
 OrderedJson ToJson(const ResearchReport& report);

@@ -97,6 +97,19 @@ Result<Evidence> CtgovStudyToEvidence(const Json& study) {
   e.title = CollapseWhitespace(StringAt(*protocol, {"identificationModule", "briefTitle"}));
   if (e.title.empty()) e.title = CollapseWhitespace(StringAt(*protocol, {"identificationModule", "officialTitle"}));
   e.abstract = CollapseWhitespace(StringAt(*protocol, {"descriptionModule", "briefSummary"}));
+  // What the trial gives (the search asks for InterventionName): many summaries name a drug only
+  // by its class ("a PD-1 inhibitor"), so the interventions lead, where a shortened summary keeps them.
+  if (const Json* arms = At(*protocol, {"armsInterventionsModule", "interventions"}); arms && arms->is_array()) {
+    std::vector<std::string> names;
+    for (const Json& arm : *arms) {
+      const std::string name = arm.is_object() ? CollapseWhitespace(StringAt(arm, {"name"})) : "";
+      if (!name.empty() && names.size() < 20) names.push_back(name);
+    }
+    if (!names.empty()) {
+      std::string lead = "Interventions: " + Join(names, "; ") + ".";
+      e.abstract = e.abstract.empty() ? lead : lead + " " + e.abstract;
+    }
+  }
   const std::string start = StringAt(*protocol, {"statusModule", "startDateStruct", "date"});
   e.year = FirstYear(start);
 

@@ -11,7 +11,8 @@
 // A search follows nextPageToken until it has max_results studies (at most
 // 10 pages; a token seen twice stops it). A study becomes Evidence with id
 // "NCT...", url https://clinicaltrials.gov/study/NCT..., title the brief
-// title (else the official one), abstract the brief summary, year from the
+// title (else the official one), abstract "Interventions: a; b." (at most
+// 20 names) and the brief summary, year from the
 // start date, type "clinical-trial", peer_reviewed false (a registration is
 // not a peer-reviewed publication) and a citation naming the lead sponsor,
 // phases, overall status, start date and enrolment. Thread-safe.
