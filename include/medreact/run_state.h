@@ -96,8 +96,11 @@ Json ToJson(const RunState& state);
 // ToJson without the conversation and the trace's steps (both empty arrays):
 // for a store that keeps those as rows appended as they come, so a checkpoint
 // writes what changed rather than the whole run. Put them back
-// ("messages", "trace"."steps") before RunStateFromJson.
-Json RunStateHeaderToJson(const RunState& state);
+// ("messages", "trace"."steps") before RunStateFromJson. Without
+// `with_trace_input` the trace's input (the message, system prompt, tools and
+// options: the same at every checkpoint of a run) is left out too: a store
+// that keeps it once puts it back as "trace"."input".
+Json RunStateHeaderToJson(const RunState& state, bool with_trace_input = true);
 // InvalidArgument naming the field when `json` is not a RunState of a known version.
 Result<RunState> RunStateFromJson(const Json& json);
 

@@ -130,15 +130,15 @@ Result<StepRecord> StepFrom(const Json& j, const std::string& where) {
   return s;
 }
 
-Json TraceJson(const RunTrace& t, bool with_steps = true) {
+Json TraceJson(const RunTrace& t, bool with_steps = true, bool with_input = true) {
   Json steps = Json::array();
   if (with_steps) {
     for (const StepRecord& s : t.steps) steps.push_back(StepJson(s));
   }
   return Json{{"run_id", t.run_id}, {"status", t.status}, {"answer", t.answer}, {"error", t.error}, {"final_fields", t.final_fields},
               {"model", t.model}, {"protocol", t.protocol}, {"started_at", t.started_at},
-              {"elapsed_ms", t.elapsed_ms}, {"usage", UsageJson(t.usage)}, {"input", t.input},
-              {"steps", std::move(steps)}};
+              {"elapsed_ms", t.elapsed_ms}, {"usage", UsageJson(t.usage)},
+              {"input", with_input ? t.input : Json::object()}, {"steps", std::move(steps)}};
 }
 
 const char* PhaseName(RunState::Phase p) { return p == RunState::Phase::kInTurn ? "in_turn" : "between_steps"; }
@@ -239,7 +239,7 @@ Json ToJson(const RunState& s) {
   return j;
 }
 
-Json RunStateHeaderToJson(const RunState& s) {
+Json RunStateHeaderToJson(const RunState& s, bool with_trace_input) {
   Json counts = Json::object();
   for (const auto& [k, v] : s.loop_counts) counts[k] = v;
   Json results = Json::object();
@@ -274,7 +274,7 @@ Json RunStateHeaderToJson(const RunState& s) {
               {"answer_rejections", s.answer_rejections},
               {"answer_accepted", s.answer_accepted},
               {"answer_feedback", s.answer_feedback},
-              {"trace", TraceJson(s.trace, /*with_steps=*/false)}};
+              {"trace", TraceJson(s.trace, /*with_steps=*/false, with_trace_input)}};
 }
 
 Json StepRecordToStateJson(const StepRecord& step) { return StepJson(step); }

@@ -97,11 +97,13 @@ CREATE TABLE events (
 );
 )sql"},
     // 3: leases (one process runs a run at a time), the events' wall-clock
-    // time, and the model servers' context sizes (asked once per server).
+    // time, the model servers' context sizes (asked once per server), and
+    // the trace's input kept once per run instead of in every checkpoint.
     {3, R"sql(
 ALTER TABLE runs ADD COLUMN owner TEXT;
 ALTER TABLE runs ADD COLUMN lease_until INTEGER;
 ALTER TABLE events ADD COLUMN at TEXT NOT NULL DEFAULT '';
+ALTER TABLE checkpoints ADD COLUMN trace_input TEXT;
 CREATE TABLE model_info (
   url            TEXT NOT NULL,
   model          TEXT NOT NULL,
@@ -130,6 +132,10 @@ struct RunStore::Db {
   std::string path;
   sqlite3* db = nullptr;
   int wal_pages = 0;  // after the last commit (the WAL hook)
+  // Runs whose checkpoint row holds its trace input, written by this
+  // connection (PutCheckpoint). A row deleted (a run's end) is not
+  // checkpointed again; a row deleted and made anew (DeleteRows) forgets it.
+  mutable std::set<std::string> inputs_stored;
   std::string owner;               // this store's lease holder id
   std::chrono::milliseconds ttl{};  // a lease's length
 
@@ -206,6 +212,18 @@ struct RunStore::Db {
   Status Damaged(const std::string& what) const {
     return Status::FailedPrecondition(Where() + " is damaged: " + what + "; move it away and start anew");
   }
+
+  // Forgets that a run's trace input is stored unless the transaction that
+  // wrote it committed (`done`).
+  struct ForgetInputUnlessDone {
+    ForgetInputUnlessDone(const Db& d, std::string id) : db(d), run_id(std::move(id)) {}
+    ~ForgetInputUnlessDone() {
+      if (!done) db.inputs_stored.erase(run_id);
+    }
+    const Db& db;
+    std::string run_id;
+    bool done = false;
+  };
 
   // A transaction that rolls back unless committed.
   class Tx {
@@ -325,9 +343,19 @@ struct RunStore::Db {
     s.Int(3, state.step);
     s.Int(4, messages);
     s.Int(5, steps);
-    s.Text(6, DumpJson(RunStateHeaderToJson(state)));
+    s.Text(6, DumpJson(RunStateHeaderToJson(state, /*with_trace_input=*/false)));
     s.Text(7, now);
     if (s.Step() != SQLITE_DONE) return Error("saving the checkpoint");
+    // The trace's input (message, system prompt, tools, options) is the same
+    // at every checkpoint of a run: written once per run and connection.
+    if (inputs_stored.count(run_id)) return Status::OK();
+    Stmt in(Cached(), "UPDATE checkpoints SET trace_input = ?2 WHERE run_id = ?1");
+    if (!in.ok()) return Error("preparing a statement");
+    in.Text(1, run_id);
+    in.Text(2, DumpJson(state.trace.input));
+    if (in.Step() != SQLITE_DONE) return Error("saving the checkpoint");
+    if (inputs_stored.size() > 4096) inputs_stored.clear();  // a long-lived process: bounded
+    inputs_stored.insert(run_id);
     return Status::OK();
   }
 
@@ -403,7 +431,7 @@ struct RunStore::Db {
   }
 
   Status DeleteRows(const char* sql, const std::string& run_id) const {
-    Stmt s(db, sql);
+    Stmt s(Cached(), sql);
     if (!s.ok()) return Error("preparing a statement");
     s.Text(1, run_id);
     if (s.Step() != SQLITE_DONE) return Error("deleting rows");
@@ -543,10 +571,11 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  Db::ForgetInputUnlessDone forget(d, run.id);  // a rolled-back transaction kept no input
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   {
-    Stmt s(d.db,
+    Stmt s(d.Cached(),
            "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result, owner, lease_until) "
            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8, ?9)");
     if (!s.ok()) return d.Error("preparing a statement");
@@ -569,6 +598,7 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
+  forget.done = true;
   Hold(run.id);
   return Status::OK();
 }
@@ -578,12 +608,14 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  Db::ForgetInputUnlessDone forget(d, run_id);  // a rolled-back transaction kept no input
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   if (Status s = d.Touch(run_id, status, now, d.owner, d.LeaseEnd()); !s.ok()) return s;
   if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
   if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
+  forget.done = true;
   Hold(run_id);
   d.FoldWal(Db::kMaxWalPages);
   return Status::OK();
@@ -598,7 +630,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
   if (Status s = d.Touch(run_id, status, now, d.owner, /*lease_until=*/0); !s.ok()) return s;
   {
-    Stmt s(d.db, "UPDATE runs SET result = ?2 WHERE id = ?1");
+    Stmt s(d.Cached(), "UPDATE runs SET result = ?2 WHERE id = ?1");
     if (!s.ok()) return d.Error("preparing a statement");
     s.Text(1, run_id);
     s.Text(2, DumpJson(result));
@@ -618,6 +650,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
     for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
       if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
     }
+    d.inputs_stored.erase(run_id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   Unhold(run_id);
@@ -812,7 +845,7 @@ Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id)
   Json j;
   int64_t count = 0, step_count = 0;
   {
-    Stmt s(db_->db, "SELECT state, messages, steps FROM checkpoints WHERE run_id = ?1");
+    Stmt s(db_->db, "SELECT state, messages, steps, trace_input FROM checkpoints WHERE run_id = ?1");
     if (!s.ok()) return db_->Error("preparing a statement");
     s.Text(1, run_id);
     const int rc = s.Step();
@@ -824,6 +857,11 @@ Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id)
     j = std::move(*header);
     count = s.ColInt(1);
     step_count = s.ColInt(2);
+    if (!s.ColNull(3)) {  // kept once per run (schema 3); older rows hold it in the header
+      Result<Json> input = db_->JsonColumn(s, 3, what + "'s trace input");
+      if (!input.ok()) return input.status();
+      j["trace"]["input"] = std::move(*input);
+    }
   }
   // The conversation and the steps back in, as RunStateFromJson reads them.
   Json messages = Json::array();
@@ -897,6 +935,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
                             "DELETE FROM runs WHERE id = ?1"}) {
       if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
     }
+    d.inputs_stored.erase(id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.FoldWal(0);
