@@ -1,7 +1,7 @@
 // Shared-library plugins: parts of medreact whose libraries are too costly to
-// map at the start of every process (DCMTK and its ~25 dependencies for
-// DICOM), built as modules and loaded with dlopen the first time they are
-// needed, the way http_curl.cc loads libcurl.
+// map at the start of every process (for DICOM, DCMTK and what it pulls in:
+// 21 shared objects), built as modules and loaded with dlopen the first time
+// they are needed, the way http_curl.cc loads libcurl.
 //
 // A plugin is a file name (e.g. "medreact_dicom.so") looked up in, in order:
 //   1. $MEDREACT_PLUGIN_DIR when set and non-empty, and then nowhere else

@@ -1,6 +1,6 @@
 // Which shared objects a medreact process maps (issue 22, start-up): commands
 // that read no image must not load DCMTK and what it pulls in (ICU, libxml2,
-// libtiff, libwebp, OpenJPEG...), which live behind the DICOM plugin
+// libtiff, libwebp, CharLS...), which live behind the DICOM plugin
 // (medreact_dicom.so, loaded on first use), and commands that talk to no model
 // must not load libcurl (loaded at the first HTTP request). Speed is not
 // asserted here (docs/benchmarks.md, "Start-up"): what is loaded is.
@@ -72,8 +72,8 @@ std::string Listed(const std::vector<std::string>& names) {
 
 // DCMTK's libraries and the heavy ones it pulls in, and the plugin itself.
 const std::vector<std::string> kImagingOnly = {
-    "medreact_dicom", "libdcm", "libofstd", "liboflog", "libi2d", "libijg", "libicu",
-    "libxml2", "libtiff", "libwebp", "libopenjp", "libcharls", "liblzma", "libjbig"};
+    "medreact_dicom", "libdcm", "libofstd", "liboflog", "libi2d", "libijg", "libicu", "libxml2",
+    "libtiff", "libwebp", "libLerc", "libdeflate", "libjbig", "liblzma", "libopenjp", "libcharls"};
 const std::vector<std::string> kHttpOnly = {"libcurl", "libssl", "libcrypto", "libgnutls", "libnghttp2"};
 
 // A command that reads no image and talks to no model.

@@ -1,7 +1,7 @@
 // The C ABI between medreact and its DICOM plugin, medreact_dicom.so.
 //
-// DCMTK and what it pulls in (ICU, libxml2, libtiff, libwebp, OpenJPEG...,
-// about 25 shared objects and 10k symbol relocations) cost several ms at the
+// DCMTK and what it pulls in (ICU, libxml2, libtiff, libwebp, CharLS...,
+// 21 shared objects and 7.6k symbol relocations) cost several ms at the
 // start of every process that links them, and only `medreact dicom` and a
 // DICOM image given to a run need them. So the DCMTK code lives in a shared
 // module of its own (src/tools/imaging/dicom_plugin/), loaded with dlopen the
