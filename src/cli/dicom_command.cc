@@ -6,7 +6,8 @@
 // Outputs are checked before reading and written atomically, mode 0600.
 // A one-line summary goes to stderr. Exit 0 done; 2 bad input (missing file,
 // not DICOM, truncated, unsupported transfer syntax, bad output path), with the
-// message; 1 when an output cannot be written.
+// message; 1 when an output cannot be written or DICOM support (the plugin,
+// medreact_dicom.so) cannot be loaded.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,7 +38,10 @@ int RunDicom(const DicomFlags& flags) {
     if (Status s = CheckOutputPath(flags.json, "--json"); !s.ok()) return Fail(s, kExitBadInput);
   }
   Result<imaging::DicomFile> file = imaging::DicomFile::Read(flags.file);
-  if (!file.ok()) return Fail(file.status(), kExitBadInput);
+  if (!file.ok()) {
+    // Without the DICOM plugin the input is not at fault.
+    return Fail(file.status(), file.status().code() == StatusCode::kUnavailable ? kExitRunFailed : kExitBadInput);
+  }
   Result<imaging::RenderedFrame> frame = file->RenderFirstFrame();
   if (!frame.ok()) return Fail(frame.status(), kExitBadInput);
   Result<std::string> png = imaging::EncodePng(*frame);

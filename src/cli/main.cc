@@ -1,8 +1,12 @@
 // medreact: the command-line entry point. Parses the command line, hands off
 // to one command, and maps usage errors to exit code 2. Commands live in
 // their own files (chat_command.cc, tools_command.cc, ...).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
+#include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include "cli/commands.h"
@@ -18,18 +22,29 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("medreact ") + MEDREACT_VERSION);
   app.require_subcommand(1);
   int exit_code = medreact::cli::kExitOk;
-  medreact::cli::AddChatCommand(app, &exit_code);
-  medreact::cli::AddToolsCommand(app, &exit_code);
-  medreact::cli::AddTraceCommand(app, &exit_code);
-  medreact::cli::AddTriageCommand(app, &exit_code);
-  medreact::cli::AddWorklistCommand(app, &exit_code);
-  medreact::cli::AddCalcCommand(app, &exit_code);
-  medreact::cli::AddExtractCommand(app, &exit_code);
-  medreact::cli::AddEvalCommand(app, &exit_code);
-  medreact::cli::AddResearchCommand(app, &exit_code);
-  medreact::cli::AddDicomCommand(app, &exit_code);
-  medreact::cli::AddRunsCommand(app, &exit_code);
-  medreact::cli::AddCxrCommand(app, &exit_code);
+  // When the first argument names a command, only that command's flags are
+  // built: building all of them (several hundred CLI11 options) takes about
+  // as many instructions as the rest of `calc`'s start-up (docs/benchmarks.md,
+  // "Start-up").
+  // Anything else (--help, --version, a typo) gets them all, so the help and
+  // the errors are as before.
+  using AddCommand = void (*)(CLI::App&, int*);
+  static constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
+      {"chat", medreact::cli::AddChatCommand},         {"tools", medreact::cli::AddToolsCommand},
+      {"trace", medreact::cli::AddTraceCommand},       {"triage", medreact::cli::AddTriageCommand},
+      {"worklist", medreact::cli::AddWorklistCommand}, {"calc", medreact::cli::AddCalcCommand},
+      {"extract", medreact::cli::AddExtractCommand},   {"eval", medreact::cli::AddEvalCommand},
+      {"research", medreact::cli::AddResearchCommand}, {"dicom", medreact::cli::AddDicomCommand},
+      {"runs", medreact::cli::AddRunsCommand},         {"cxr", medreact::cli::AddCxrCommand},
+  };
+  const std::string_view named = argc > 1 ? argv[1] : "";
+  const auto only = std::find_if(std::begin(kCommands), std::end(kCommands),
+                                 [&](const auto& command) { return command.first == named; });
+  if (only != std::end(kCommands)) {
+    only->second(app, &exit_code);
+  } else {
+    for (const auto& [name, add] : kCommands) add(app, &exit_code);
+  }
 
   try {
     app.parse(argc, argv);

@@ -1,79 +1,97 @@
-// DICOM reading and rendering over DCMTK (dcmdata, dcmimgle, dcmimage, the
-// JPEG / JPEG-LS / RLE decoders). PNG writing is image_codec.cc's.
+// DicomFile over the DICOM plugin (medreact_dicom.so, dicom_plugin_abi.h).
 //
-// The bytes are read whole (ReadUserFile: type check, size cap) and parsed
-// from memory, so a file and a fuzzer's bytes take the same path. DCMTK's
-// DcmFileFormat::read detects the preamble/meta header itself (ERM_autoDetect,
-// its default) and the dataset's VR and byte order when no meta header says
-// it; a file without meta header is first sniffed for a plausible first tag so
-// that a text file is "not DICOM" rather than a garbage dataset.
+// The plugin is loaded the first time a file is parsed, once per process
+// (core/plugin.h: $MEDREACT_PLUGIN_DIR, else beside the executable, else the
+// installed folder), and its table is kept for the process's life. This side
+// reads the file (ReadUserFile: type check, size cap), hands the bytes over,
+// and turns the plugin's answers into values: its error texts into Status,
+// its frame into a RenderedFrame (pixels copied), its metadata text into
+// checked JSON (ParseJson). DCMTK's own code is in dicom_plugin/.
 #include "tools/imaging/dicom_image.h"
 
-#include <mutex>
-#include <sstream>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <exception>
 #include <utility>
 
-#include <dcmtk/config/osconfig.h>  // first of DCMTK's headers, always
-#include <dcmtk/dcmdata/dcdatset.h>
-#include <dcmtk/dcmdata/dcdeftag.h>
-#include <dcmtk/dcmdata/dcfilefo.h>
-#include <dcmtk/dcmdata/dcistrmb.h>
-#include <dcmtk/dcmdata/dcrledrg.h>
-#include <dcmtk/dcmdata/dcxfer.h>
-#include <dcmtk/dcmimage/diregist.h>  // colour images (RGB, palette, YBR) for DicomImage
-#include <dcmtk/dcmimgle/dcmimage.h>
-#include <dcmtk/dcmjpeg/djdecode.h>
-#include <dcmtk/dcmjpls/djdecode.h>
-#include <dcmtk/oflog/oflog.h>
-
 #include "core/file_io.h"
-#include "tools/imaging/dicom_metadata.h"
+#include "core/plugin.h"
 
 namespace medreact::imaging {
-
-// Once per process: DCMTK's logger to FATAL (it would otherwise print
-// warnings and errors about hostile files on stderr) and the decoders.
-// DCMTK's registrations are not themselves safe to race, hence call_once.
-void InitDcmtk() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    OFLog::configure(OFLogger::FATAL_LOG_LEVEL);
-    DJDecoderRegistration::registerCodecs();
-    DJLSDecoderRegistration::registerCodecs();
-    DcmRLEDecoderRegistration::registerCodecs();
-  });
-}
-
-struct DicomFile::Impl {
-  std::string name;
-  DcmFileFormat file;
-};
-
 namespace {
 
-// Whether bytes without a "DICM" marker start like a dataset: the first tag's
-// group is 0x0002 (meta) or 0x0008 (identifying), in either byte order, as
-// every real headerless file we know of does (PS3.10 7.1 puts the meta group
-// first; a bare dataset starts at its lowest group, almost always 0008).
-bool LooksLikeBareDataset(std::string_view bytes) {
-  if (bytes.size() < 8) return false;
-  const auto b0 = static_cast<uint8_t>(bytes[0]);
-  const auto b1 = static_cast<uint8_t>(bytes[1]);
-  const unsigned little = b0 | (b1 << 8);
-  const unsigned big = (b0 << 8) | b1;
-  return little == 0x0002 || little == 0x0008 || big == 0x0002 || big == 0x0008;
+// Set by UseLinkedDicomPlugin (a binary that links the plugin's code).
+std::atomic<const MedreactDicomApi*> linked_api{nullptr};
+
+Result<const MedreactDicomApi*> LoadDicomPlugin() {
+  Result<PluginLibrary> library = LoadPlugin(MEDREACT_DICOM_PLUGIN_FILE);
+  if (!library.ok()) return Status::Unavailable("DICOM support is not available: " + library.status().message());
+  auto entry = reinterpret_cast<MedreactDicomEntry>(::dlsym(library->handle, MEDREACT_DICOM_ENTRY_SYMBOL));
+  if (entry == nullptr) {
+    return Status::Unavailable("DICOM support is not available: " + library->path + " has no " +
+                               MEDREACT_DICOM_ENTRY_SYMBOL + " (not medreact's DICOM plugin?)");
+  }
+  const MedreactDicomApi* api = entry(MEDREACT_DICOM_ABI_VERSION);
+  if (api == nullptr) {
+    return Status::Unavailable("DICOM support is not available: " + library->path +
+                               " is from another version of medreact (ABI " +
+                               std::to_string(MEDREACT_DICOM_ABI_VERSION) + " wanted)");
+  }
+  return api;
 }
 
-bool HasPart10Marker(std::string_view bytes) {
-  return bytes.size() >= 132 && bytes.substr(128, 4) == "DICM";
+// The plugin's table, loaded once per process; the Status says why not.
+Result<const MedreactDicomApi*> Api() {
+  if (const MedreactDicomApi* api = linked_api.load(std::memory_order_acquire)) return api;
+  static const Result<const MedreactDicomApi*> loaded = LoadDicomPlugin();
+  return loaded;
 }
 
-std::string XferDescription(E_TransferSyntax xfer) {
-  DcmXfer x(xfer);
-  return std::string(x.getXferID()) + " (" + x.getXferName() + ")";
-}
+// The sink the plugin writes text into: appends to a std::string. An
+// allocation failure is noted, never thrown through the plugin's frames.
+struct TextSink {
+  std::string text;
+  bool overflow = false;
+  MedreactDicomText c{.context = this, .append = &TextSink::Append};
+
+  TextSink() = default;
+  TextSink(const TextSink&) = delete;
+  TextSink& operator=(const TextSink&) = delete;
+
+  static void Append(void* context, const char* data, size_t size) {
+    auto* self = static_cast<TextSink*>(context);
+    try {
+      self->text.append(data, size);
+    } catch (const std::exception&) {
+      self->overflow = true;
+    }
+  }
+  // The plugin's error message, or a stand-in when it could not be kept.
+  std::string Error(const std::string& name) const {
+    return overflow || text.empty() ? name + ": the DICOM reader failed" : text;
+  }
+};
 
 }  // namespace
+
+Status DicomSupport() {
+  Result<const MedreactDicomApi*> api = Api();
+  return api.ok() ? Status::OK() : api.status();
+}
+
+void UseLinkedDicomPlugin(const MedreactDicomApi* api) { linked_api.store(api, std::memory_order_release); }
+
+struct DicomFile::Impl {
+  const MedreactDicomApi* api = nullptr;
+  MedreactDicomFile* file = nullptr;  // owned: closed with the Impl
+  std::string name;
+
+  Impl(const MedreactDicomApi* a, MedreactDicomFile* f, std::string n) : api(a), file(f), name(std::move(n)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() { api->close(file); }
+};
 
 DicomFile::DicomFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DicomFile::DicomFile(DicomFile&&) noexcept = default;
@@ -82,13 +100,9 @@ DicomFile::~DicomFile() = default;
 
 const std::string& DicomFile::name() const { return impl_->name; }
 
-std::string DicomFile::TransferSyntaxUid() const {
-  return DcmXfer(impl_->file.getDataset()->getOriginalXfer()).getXferID();
-}
+std::string DicomFile::TransferSyntaxUid() const { return impl_->api->transfer_syntax_uid(impl_->file); }
 
-std::string DicomFile::TransferSyntaxName() const {
-  return DcmXfer(impl_->file.getDataset()->getOriginalXfer()).getXferName();
-}
+std::string DicomFile::TransferSyntaxName() const { return impl_->api->transfer_syntax_name(impl_->file); }
 
 Result<DicomFile> DicomFile::Read(const std::string& path) {
   Result<std::string> bytes = ReadUserFile(path, "DICOM file", kMaxDicomBytes);
@@ -97,100 +111,52 @@ Result<DicomFile> DicomFile::Read(const std::string& path) {
 }
 
 Result<DicomFile> DicomFile::Parse(std::string_view bytes, std::string name) {
-  InitDcmtk();
-  if (!HasPart10Marker(bytes) && !LooksLikeBareDataset(bytes)) {
-    return Status::InvalidArgument(name + ": not a DICOM file (no 'DICM' marker at byte 128 and no "
-                                          "DICOM element at the start)");
+  Result<const MedreactDicomApi*> api = Api();
+  if (!api.ok()) return api.status();
+  TextSink error;
+  MedreactDicomFile* file = nullptr;
+  if ((*api)->parse(bytes.data(), bytes.size(), name.c_str(), &file, &error.c) != 0 || file == nullptr) {
+    return Status::InvalidArgument(error.Error(name));
   }
-  auto impl = std::make_unique<Impl>();
-  impl->name = std::move(name);
-  DcmInputBufferStream stream;
-  stream.setBuffer(bytes.data(), static_cast<offile_off_t>(bytes.size()));
-  stream.setEos();
-  impl->file.transferInit();
-  OFCondition cond = impl->file.read(stream, EXS_Unknown, EGL_noChange, DCM_MaxReadLength);
-  impl->file.transferEnd();
-  if (cond.good()) cond = impl->file.loadAllDataIntoMemory();
-  if (cond.bad()) {
-    return Status::InvalidArgument(impl->name + ": not valid DICOM, truncated or corrupt (" + cond.text() + ")");
-  }
-  if (impl->file.getDataset()->card() == 0) {
-    return Status::InvalidArgument(impl->name + ": not valid DICOM (no data elements after the header)");
-  }
-  return DicomFile(std::move(impl));
+  return DicomFile(std::make_unique<Impl>(*api, file, std::move(name)));
 }
 
 Result<RenderedFrame> DicomFile::RenderFirstFrame() {
-  DcmDataset* dataset = impl_->file.getDataset();
-  const std::string& name = impl_->name;
-  const E_TransferSyntax xfer = dataset->getOriginalXfer();
-  Uint16 rows = 0, columns = 0, samples = 1;
-  if (dataset->findAndGetUint16(DCM_Rows, rows).bad() || dataset->findAndGetUint16(DCM_Columns, columns).bad() ||
-      !dataset->tagExists(DCM_PixelData) || rows == 0 || columns == 0) {
-    return Status::InvalidArgument(name + ": holds no image (Rows, Columns or Pixel Data missing or zero)");
-  }
-  dataset->findAndGetUint16(DCM_SamplesPerPixel, samples);
-  if (uint64_t{rows} * columns * (samples == 0 ? 1 : samples) > kMaxDicomFramePixels) {
-    return Status::InvalidArgument(name + ": frame of " + std::to_string(columns) + "x" + std::to_string(rows) +
-                                   " is larger than this reader's limit");
-  }
-  // Compressed pixel data: decode here, so that a syntax without a decoder is
-  // named rather than reported as a rendering failure.
-  if (DcmXfer(xfer).isEncapsulated()) {
-    OFCondition cond = dataset->chooseRepresentation(EXS_LittleEndianExplicit, nullptr);
-    if (cond.bad() || !dataset->canWriteXfer(EXS_LittleEndianExplicit)) {
-      return Status::InvalidArgument(name + ": transfer syntax " + XferDescription(xfer) +
-                                     " is not supported or its pixel data cannot be decoded (" + cond.text() +
-                                     "); supported: uncompressed, deflated, JPEG, JPEG-LS, RLE");
-    }
+  TextSink error;
+  MedreactDicomFrame out{};
+  if (impl_->api->render_first_frame(impl_->file, &out, &error.c) != 0) {
+    return Status::InvalidArgument(error.Error(impl_->name));
   }
   RenderedFrame frame;
+  frame.width = out.width;
+  frame.height = out.height;
+  frame.channels = out.channels;
+  frame.pixels.assign(out.pixels, out.pixels + out.pixel_bytes);
+  frame.frames = static_cast<unsigned long>(out.frames);
+  frame.photometric = out.photometric;
   frame.transfer_syntax_uid = TransferSyntaxUid();
   frame.transfer_syntax_name = TransferSyntaxName();
-  OFString photometric;
-  if (dataset->findAndGetOFString(DCM_PhotometricInterpretation, photometric).good()) {
-    frame.photometric = photometric.c_str();
-  }
-  DicomImage image(dataset, dataset->getCurrentXfer(), 0UL, 0UL, 1UL);
-  if (image.getStatus() != EIS_Normal) {
-    return Status::InvalidArgument(name + ": cannot render the image (" + DicomImage::getString(image.getStatus()) +
-                                   "; transfer syntax " + XferDescription(xfer) + ")");
-  }
-  frame.frames = image.getNumberOfFrames();
-  frame.width = static_cast<int>(image.getWidth());
-  frame.height = static_cast<int>(image.getHeight());
-  if (image.isMonochrome()) {
-    frame.channels = 1;
-    image.getMinMaxValues(frame.min_value, frame.max_value);
-    if (image.getVoiLutCount() > 0 && image.setVoiLut(1)) {
-      frame.voi = "VOI LUT";
-    } else if (image.getWindowCount() > 0 && image.setWindow(0)) {
-      double center = 0, width = 0;
-      image.getWindow(center, width);
-      std::ostringstream text;
-      text << "window " << center << "/" << width;
-      frame.voi = text.str();
-    } else {
-      image.setMinMaxWindow(0);
-      frame.voi = "min-max";
-    }
-  } else {
-    frame.channels = 3;
-  }
-  const size_t expected = size_t{static_cast<size_t>(frame.width)} * frame.height * frame.channels;
-  const void* data = image.getOutputData(8, 0, 0);
-  if (data == nullptr || image.getOutputDataSize(8) < expected || expected == 0) {
-    return Status::InvalidArgument(name + ": cannot render the first frame (" +
-                                   DicomImage::getString(image.getStatus()) + "; transfer syntax " +
-                                   XferDescription(xfer) + ")");
-  }
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  frame.pixels.assign(bytes, bytes + expected);
+  frame.voi = out.voi;
+  frame.min_value = out.min_value;
+  frame.max_value = out.max_value;
   return frame;
 }
 
 Result<Json> DicomFile::Metadata(const DicomMetadataOptions& options) const {
-  return DatasetToJson(*impl_->file.getDataset(), impl_->name, options.keep_phi);
+  TextSink out;
+  if (impl_->api->metadata_json(impl_->file, options.keep_phi ? 1 : 0, &out.c) != 0) {
+    return Status::InvalidArgument(out.Error(impl_->name));
+  }
+  if (out.overflow) return Status::InvalidArgument(impl_->name + ": its attributes are too large to hold");
+  Result<Json> json = ParseJson(out.text);
+  if (!json.ok()) {
+    return Status::InvalidArgument(impl_->name + ": its attributes do not make valid DICOM JSON (" +
+                                   json.status().message() + ")");
+  }
+  if (!json->is_object()) {
+    return Status::InvalidArgument(impl_->name + ": its attributes do not make a DICOM JSON object");
+  }
+  return json;
 }
 
 }  // namespace medreact::imaging

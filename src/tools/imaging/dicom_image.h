@@ -17,10 +17,18 @@
 // clinical window). MONOCHROME1 is inverted so that 255 is always white.
 // Colour images (RGB, PALETTE COLOR, YBR_*) come out as interleaved RGB.
 //
+// DCMTK is not linked into medreact: it lives in the DICOM plugin,
+// medreact_dicom.so (dicom_plugin/, behind the C table of
+// dicom_plugin_abi.h), loaded the first time a file is parsed (core/plugin.h
+// says where it is looked for), so commands that read no DICOM never map
+// DCMTK and the libraries it pulls in. Without the plugin every call returns
+// Unavailable "DICOM support is not available: <the loader's reason>".
+//
 // Hostile input gives a Status, never a crash; DCMTK's own logger is silenced
-// (FATAL only) the first time this module is used. A DicomFile is
+// (FATAL only) the first time the plugin is used. A DicomFile is
 // thread-compatible (one thread at a time); distinct DicomFiles may be used
-// from different threads (codec registration is done once, thread-safely).
+// from different threads (loading and codec registration are done once,
+// thread-safely).
 #ifndef MEDREACT_TOOLS_IMAGING_DICOM_IMAGE_H_
 #define MEDREACT_TOOLS_IMAGING_DICOM_IMAGE_H_
 
@@ -33,6 +41,7 @@
 
 #include "medreact/json.h"
 #include "medreact/status.h"
+#include "tools/imaging/dicom_plugin_abi.h"
 #include "tools/imaging/image_codec.h"
 
 namespace medreact::imaging {
@@ -41,7 +50,7 @@ namespace medreact::imaging {
 inline constexpr size_t kMaxDicomBytes = size_t{1} << 30;
 // A frame with more pixels than this is refused before it is decoded
 // (Rows × Columns × samples): 2^28, e.g. 16384 × 16384.
-inline constexpr uint64_t kMaxDicomFramePixels = uint64_t{1} << 28;
+inline constexpr uint64_t kMaxDicomFramePixels = MEDREACT_DICOM_MAX_FRAME_PIXELS;
 
 // The first frame, rendered: a Raster (image_codec.h) of Columns × Rows
 // pixels, grey (1 channel) or RGB (3, interleaved), plus how it was made.
@@ -67,7 +76,8 @@ class DicomFile {
  public:
   // Reads `path` (a regular file of at most kMaxDicomBytes). NotFound when it
   // does not exist; InvalidArgument when it is not DICOM, is truncated or is
-  // corrupt, naming the path and the problem.
+  // corrupt, naming the path and the problem; Unavailable when the DICOM
+  // plugin cannot be loaded.
   static Result<DicomFile> Read(const std::string& path);
   // The same from bytes in memory; `name` names them in errors.
   static Result<DicomFile> Parse(std::string_view bytes, std::string name);
@@ -102,6 +112,15 @@ class DicomFile {
 };
 
 // A frame is written as PNG with EncodePng(const Raster&) (image_codec.h).
+
+// OK when DICOM can be read in this process (loads the plugin the first time);
+// otherwise Unavailable "DICOM support is not available: <reason>".
+Status DicomSupport();
+
+// For a binary that links the plugin's code instead of loading it (the fuzz
+// target `dicom`): DicomFile uses `api` (medreact_dicom_api(...)) from now on.
+// REQUIRES: called before the first DICOM parse; `api` outlives the process.
+void UseLinkedDicomPlugin(const MedreactDicomApi* api);
 
 }  // namespace medreact::imaging
 

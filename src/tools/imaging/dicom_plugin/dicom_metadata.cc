@@ -18,9 +18,11 @@
 // reader never meets); the rows below are the ones that identify a patient,
 // a person, an institution, a device or a time in image headers, and
 // "Content Sequence" (SR text) is removed whole.
-#include "tools/imaging/dicom_metadata.h"
+#include "tools/imaging/dicom_plugin/dicom_metadata.h"
 
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dcdatset.h>
@@ -225,29 +227,23 @@ void Clean(DcmItem& item, bool keep_phi) {
 
 }  // namespace
 
-Result<Json> DatasetToJson(const DcmDataset& dataset, const std::string& name, bool keep_phi) {
+bool DatasetToJson(const DcmDataset& dataset, const std::string& name, bool keep_phi, std::string* out) {
   DcmDataset copy(dataset);
   Clean(copy, keep_phi);
   // Values in another character set become UTF-8 (JSON's); when DCMTK cannot
-  // convert them the parse below says so.
+  // convert them the host's parse says so.
   (void)copy.convertToUTF8();
-  std::ostringstream out;
-  out << "{";  // DcmDataset::writeJson writes the members only
+  std::ostringstream text;
+  text << "{";  // DcmDataset::writeJson writes the members only
   DcmJsonFormatCompact format(OFFalse);
-  OFCondition cond = copy.writeJson(out, format);
+  OFCondition cond = copy.writeJson(text, format);
   if (cond.bad()) {
-    return Status::InvalidArgument(name + ": cannot write its attributes as DICOM JSON (" + cond.text() + ")");
+    *out = name + ": cannot write its attributes as DICOM JSON (" + cond.text() + ")";
+    return false;
   }
-  out << "}";
-  Result<Json> json = ParseJson(out.str());
-  if (!json.ok()) {
-    return Status::InvalidArgument(name + ": its attributes do not make valid DICOM JSON (" +
-                                   json.status().message() + ")");
-  }
-  if (!json->is_object()) {
-    return Status::InvalidArgument(name + ": its attributes do not make a DICOM JSON object");
-  }
-  return json;
+  text << "}";
+  *out = std::move(text).str();
+  return true;
 }
 
 }  // namespace medreact::imaging
