@@ -175,12 +175,15 @@ void MeasureRuns(benchmark::State& state, RunOnce run_once) {
   state.counters["max_rss_MiB"] = benchmark::Counter(static_cast<double>(MaxRssKiB()) / 1024.0);
 }
 
+// A calculator call, a current_time call, an answer: by turn, so every run meets them.
+Json WarmScript() {
+  return {{"select", "by_turn"},
+          {"responses", Json::array({ToolTurn("call_1", "calculator", {{"expression", "17 * 23"}}),
+                                     ToolTurn("call_2", "current_time", Json::object()), AnswerTurn()})}};
+}
+
 void BM_WarmRun(benchmark::State& state) {
-  const Json script = {{"select", "by_turn"},
-                       {"responses", Json::array({ToolTurn("call_1", "calculator", {{"expression", "17 * 23"}}),
-                                                  ToolTurn("call_2", "current_time", Json::object()),
-                                                  AnswerTurn()})}};
-  MockServerProcess server(script);
+  MockServerProcess server(WarmScript());
   if (!server.error().empty()) return state.SkipWithError(server.error().c_str());
   auto model = ClientFor(server);
   auto registry = std::make_shared<ToolRegistry>();
@@ -196,11 +199,7 @@ BENCHMARK(BM_WarmRun)->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::k
 // RunRecorder per run (its checkpoints and events, and the end), one store
 // (one SQLite connection) for the process, in a fresh file.
 void BM_WarmRunStored(benchmark::State& state) {
-  const Json script = {{"select", "by_turn"},
-                       {"responses", Json::array({ToolTurn("call_1", "calculator", {{"expression", "17 * 23"}}),
-                                                  ToolTurn("call_2", "current_time", Json::object()),
-                                                  AnswerTurn()})}};
-  MockServerProcess server(script);
+  MockServerProcess server(WarmScript());
   if (!server.error().empty()) return state.SkipWithError(server.error().c_str());
   auto model = ClientFor(server);
   auto registry = std::make_shared<ToolRegistry>();

@@ -64,26 +64,18 @@ Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool 
   return std::shared_ptr<RunStore>(std::move(*store));
 }
 
-Json StoredModelJson(const ModelFlags& flags) {
-  return Json{{"url", UrlForStore(flags.llm_url)},
-              {"name", flags.model},
-              {"protocol", flags.protocol},
-              {"request_timeout_s", flags.request_timeout_s},
-              {"max_retries", flags.max_retries},
-              {"context_size", flags.context_size}};
-}
+Json StoredModelJson(const ModelFlags& flags) { return service::StoredModel(ModelSettingsOf(flags)); }
 
 ModelFlags ModelFlagsFromStored(const Json& model, const std::string& api_key) {
+  const service::ModelSettings m = service::ModelFromStored(model, api_key);
   ModelFlags flags;
-  flags.llm_url = StringOr(model, "url");
-  flags.model = StringOr(model, "name");
-  flags.protocol = StringOr(model, "protocol", flags.protocol);
-  flags.api_key = api_key;
-  const double timeout = NumberOr(model, "request_timeout_s", flags.request_timeout_s);
-  if (timeout >= kMinSeconds && timeout <= kMaxSeconds) flags.request_timeout_s = timeout;
-  flags.max_retries = static_cast<int>(std::clamp<int64_t>(IntegerOr(model, "max_retries", flags.max_retries), 0, 20));
-  const int64_t context = IntegerOr(model, "context_size", 0);
-  flags.context_size = context >= 256 && context <= 10'000'000 ? static_cast<int>(context) : 0;
+  flags.llm_url = m.url;
+  flags.model = m.name;
+  flags.api_key = m.api_key;
+  flags.protocol = m.protocol;
+  flags.request_timeout_s = m.request_timeout_s;
+  flags.max_retries = m.max_retries;
+  flags.context_size = m.context_size;
   return flags;
 }
 

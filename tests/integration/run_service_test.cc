@@ -5,14 +5,17 @@
 // simulated kill (a forked child that dies mid-run), a second resume of a
 // live run refused, an expired lease taken over, an `error` run resumed once
 // the model server is back, cancelled, and the context size asked once per
-// server. Also the app table's refusals.
+// server. Also the app table's refusals. (The killed process is this binary
+// run again: StartAndDie.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "medreact/http.h"
@@ -21,6 +24,8 @@
 #include "service/run_service.h"
 #include "store/run_store.h"
 #include "testing/subprocess.h"
+
+extern char** environ;
 
 namespace medreact::service {
 namespace {
@@ -223,13 +228,22 @@ TEST(RunServiceTest, ARejectionReachesTheModelAndAPartialDecisionLeavesTheRunPau
   EXPECT_THAT(second, HasSubstr("9"));  // c2 ran
 }
 
-// The child process runs the chat and dies (_exit) at its first finished
-// tool call, after the checkpoint that holds the result: a kill -9 as far
-// as the store can tell (no end, no lease given back).
-pid_t StartAndDie(const std::string& store_path, const std::string& url, RunStoreOptions options = {}) {
-  const pid_t child = ::fork();
-  if (child != 0) return child;
-  Result<std::unique_ptr<RunStore>> store = RunStore::Open(store_path, options);
+// The "killed" process: this test binary run again (posix_spawn, not fork:
+// a fork of a process with threads is not safe under the sanitizers'
+// allocator), running only the test below, which starts the chat and dies
+// (_exit) at its first finished step, after the checkpoint that holds the
+// tool's result: a kill -9 as far as the store can tell (no end, no lease
+// given back). Its settings come in the environment.
+TEST(RunServiceChild, DISABLED_StartsAChatAndDiesMidRun) {
+  const char* path = std::getenv("MEDREACT_TEST_CHILD_STORE");
+  const char* url = std::getenv("MEDREACT_TEST_CHILD_URL");
+  if (!path || !url) GTEST_SKIP() << "run by StartAndDie only";
+  const char* owner = std::getenv("MEDREACT_TEST_CHILD_OWNER");
+  const char* ttl = std::getenv("MEDREACT_TEST_CHILD_TTL_MS");
+  RunStoreOptions options;
+  if (owner) options.owner = owner;
+  if (ttl) options.lease_ttl = std::chrono::milliseconds(std::atoll(ttl));
+  Result<std::unique_ptr<RunStore>> store = RunStore::Open(path, options);
   if (!store.ok()) ::_exit(3);
   RunService service(std::shared_ptr<RunStore>(std::move(*store)));
   int finished = 0;
@@ -239,11 +253,33 @@ pid_t StartAndDie(const std::string& store_path, const std::string& url, RunStor
   ::_exit(4);
 }
 
+pid_t StartAndDie(const std::string& store_path, const std::string& url, const std::string& owner = "",
+                  std::chrono::milliseconds ttl = 60'000ms) {
+  char self[4096] = {};
+  if (::readlink("/proc/self/exe", self, sizeof self - 1) <= 0) return -1;
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
+  env_text.push_back("MEDREACT_TEST_CHILD_STORE=" + store_path);
+  env_text.push_back("MEDREACT_TEST_CHILD_URL=" + url);
+  if (!owner.empty()) env_text.push_back("MEDREACT_TEST_CHILD_OWNER=" + owner);
+  env_text.push_back("MEDREACT_TEST_CHILD_TTL_MS=" + std::to_string(ttl.count()));
+  std::vector<char*> envp;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string filter = "--gtest_filter=RunServiceChild.DISABLED_StartsAChatAndDiesMidRun";
+  std::string disabled = "--gtest_also_run_disabled_tests";
+  char* argv[] = {self, filter.data(), disabled.data(), nullptr};
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, self, nullptr, nullptr, argv, envp.data()) != 0) return -1;
+  return pid;
+}
+
 TEST(RunServiceTest, AKilledRunIsTakenOverAtOnceAndLosesNothing) {
   Server model(Json{{"responses", Json::array({Call("c1", "2+2"), Answer("It is 4.")})}});
   testing::TempDir dir;
   const std::string path = dir.File("runs.sqlite");
   const pid_t child = StartAndDie(path, model.url());
+  ASSERT_GT(child, 0);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
@@ -304,7 +340,8 @@ TEST(RunServiceTest, ALiveRunIsNotResumedTwiceAndAnExpiredLeaseIsTakenOver) {
   // A run whose holder vanished on another machine: taken over once its
   // lease ran out, not before.
   Server again(Json{{"responses", Json::array({Call("c1", "2+2"), Answer("It is 4.")})}});
-  const pid_t child = StartAndDie(path, again.url(), {.owner = "far-host/9/9/1", .lease_ttl = 1500ms});
+  const pid_t child = StartAndDie(path, again.url(), "far-host/9/9/1", 1500ms);
+  ASSERT_GT(child, 0);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
