@@ -116,6 +116,17 @@ class ResearchRecording {
     recorder_->Hook()(state_);
   }
 
+  // A research event for the store, as the --events line; the report's
+  // streamed fragments are left out (many, and the report is the result),
+  // as the engine's model_delta are.
+  void Event(const ResearchEvent& e) {
+    if (!recorder_ || (e.type == ResearchEventType::kStreaming && e.agent == "report")) return;
+    recorder_->KeepEvent({.type = ResearchEventTypeName(e.type),
+                          .step = static_cast<int64_t>(state_.trace.steps.size()),
+                          .at = e.timestamp,
+                          .json = DumpJson(ToJson(e))});
+  }
+
   // The research's end: finished when the report agent wrote the report,
   // else the break condition as the engine's status; the report as answer
   // and the --out JSON as final fields.
@@ -199,7 +210,9 @@ int RunResearchCommand(const ResearchFlags& flags) {
   }
   config.cancel = InstallInterruptHandlers();
   bool report_streaming = false;
+  ResearchRecording* recording_of = nullptr;  // set below, before the research starts
   config.on_event = [&](const ResearchEvent& e) {
+    if (recording_of) recording_of->Event(e);  // the store's copy first
     if (events) {
       const std::string line = DumpJson(ToJson(e)) + "\n";
       std::fwrite(line.data(), 1, line.size(), events);
@@ -237,6 +250,7 @@ int RunResearchCommand(const ResearchFlags& flags) {
                                              : Json{{"name", "research-rules-planner"}, {"protocol", "rules"}}},
                       std::cerr, "medreact research"),
       flags.question);
+  recording_of = &recording;
   config.on_agent_run = [&recording](int round, const std::string& agent, const RunResult& run) {
     recording.AgentRun(round, agent, run);
   };

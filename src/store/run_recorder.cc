@@ -28,6 +28,13 @@ void RunRecorder::Keep(const Event& event) {
   events_.push_back(std::move(e));
 }
 
+void RunRecorder::KeepEvent(RunEvent event) {
+  if (!store_) return;
+  if (event.at.empty()) event.at = StoreTimestampMillis(std::chrono::system_clock::now());
+  std::lock_guard<std::mutex> lock(events_mu_);
+  events_.push_back(std::move(event));
+}
+
 std::vector<RunEvent> RunRecorder::TakeEvents() {
   std::lock_guard<std::mutex> lock(events_mu_);
   return std::exchange(events_, {});

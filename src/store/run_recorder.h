@@ -52,6 +52,11 @@ class RunRecorder {
   // recorder lives.
   EventSink Events(EventSink next);
 
+  // Keeps an event an app made itself (not an engine Event: research's
+  // ResearchEvents), already in its stored form, for the next write; its
+  // `at` is set when empty. Thread-safe.
+  void KeepEvent(RunEvent event);
+
   // Records the run's end: its status (`interrupted` when the user stopped
   // it — it may be resumed), the result and the final trace's steps.
   // Returns the first error the store gave during the run, if any.

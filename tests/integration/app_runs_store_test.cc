@@ -346,6 +346,25 @@ TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRunAndIsNotResume
   EXPECT_TRUE(searched) << "the search agent's tool calls are in its step";
   testing::ProcessResult text = RunCommand({MEDREACT_BINARY, "runs", "show", StringOr(run, "id"), "--store", store});
   EXPECT_THAT(text.out, HasSubstr("message:  What is the evidence for Keytruda in cancer?"));
+  // Its events are stored as for every app: the research's own, in order,
+  // without the report's streamed fragments.
+  testing::ProcessResult events =
+      RunCommand({MEDREACT_BINARY, "runs", "show", StringOr(run, "id"), "--events", "--store", store});
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  std::vector<std::string> types;
+  int report_fragments = 0;
+  std::stringstream lines(events.out);
+  for (std::string line; std::getline(lines, line);) {
+    const Json e = ParseJson(line).value_or(Json());
+    types.push_back(StringOr(e, "type"));
+    if (StringOr(e, "type") == "streaming" && StringOr(e, "agent") == "report") ++report_fragments;
+  }
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.front(), "started");
+  EXPECT_EQ(types.back(), "complete");
+  EXPECT_NE(std::find(types.begin(), types.end(), "search_complete"), types.end());
+  EXPECT_EQ(report_fragments, 0);
+  EXPECT_EQ(IntegerOr((*shown)["run"], "events", -1), static_cast<int64_t>(types.size()));
 
   AddRunningRun(store, "run_researchkilled0", "research");
   testing::ProcessResult refused =
