@@ -279,7 +279,7 @@ int RunResume(const ResumeFlags& flags) {
   if (run->app == "triage") {  // runs_resume_triage.h
     const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                              .verbose = flags.verbose, .stream = flags.stream};
-    return ResumeTriageRun(*store, *run, flags.model, outputs);
+    return ResumeTriageRun(runs, *run, flags.model, outputs);
   }
   // extract: runs_resume_apps.cc
   return ResumeAppRun(*store, *run,

@@ -21,47 +21,34 @@ int Fail(const std::string& message) {
 
 }  // namespace
 
-int ResumeTriageRun(std::shared_ptr<RunStore> store, const RunRecord& run, const ModelFlags& model,
+int ResumeTriageRun(service::RunService& runs, const RunRecord& run, const ModelFlags& model,
                     const RunOutputs& outputs) {
-  Result<TriageInputs> inputs = TriageInputsFromJson(run.inputs);
-  if (!inputs.ok()) return Fail("run '" + run.id + "': " + inputs.status().message());
-  if (!inputs->worklist_dir.empty()) {
-    return Fail("run '" + run.id + "' is case '" + Printable(inputs->case_name) + "' of the worklist '" +
-                Printable(inputs->worklist_dir) + "'; go on with it with 'medreact worklist " +
-                Printable(inputs->worklist_dir) + " --out " + Printable(inputs->out_dir) +
-                " --resume' (and the same planner flags), which also writes its result there");
+  if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
+  const service::ResumeSpec spec{.model = HasModel(model) ? ModelSettingsOf(model)
+                                                          : service::ModelSettings{.api_key = model.api_key}};
+  // Every check (the inputs, the checkpoint, the record, the model) before any work.
+  Result<std::unique_ptr<service::PreparedTriage>> prepared = runs.PrepareTriageResume(run.id, spec);
+  if (!prepared.ok()) {
+    std::string message = prepared.status().message();
+    if (Result<TriageInputs> inputs = TriageInputsFromJson(run.inputs); inputs.ok() && !inputs->worklist_dir.empty()) {
+      message += ": 'medreact worklist " + Printable(inputs->worklist_dir) + " --out " +
+                 Printable(inputs->out_dir) + " --resume' (with the same planner flags)";
+    }
+    return Fail(message);
   }
-  Result<std::optional<RunState>> state = store->LatestState(run.id);
-  if (!state.ok()) return Fail(state.status().message());
-  if (!state->has_value()) return Fail("run '" + run.id + "' has no checkpoint to resume from");
-
-  // The model: the flags (or MEDREACT_LLM_URL) when they name one, else the stored one.
-  const ModelFlags model_flags = HasModel(model) ? model : ModelFlagsFromStored(run.model, model.api_key);
-  if (!HasModel(model_flags)) return Fail("run '" + run.id + "' has no model URL stored; give --llm-url");
-  Result<FhirStore> record = FhirStore::LoadFile(inputs->fhir_path);
-  if (!record.ok()) return Fail("run '" + run.id + "': " + record.status().message());
-  if (!inputs->as_of.empty()) {
-    if (Status s = record->SetAsOf(inputs->as_of); !s.ok()) return Fail("run '" + run.id + "': as_of: " + s.message());
-  }
-  Result<std::shared_ptr<ChatModel>> chat_model = MakeModel(model_flags);
-  if (!chat_model.ok()) return Fail(chat_model.status().message());
-
+  // Last: the event log is created only once nothing can be refused any more.
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  TriageConfig config;
-  ApplyTriageLimits(*inputs, config);
-  config.model = *chat_model;
-  config.cancel = InstallInterruptHandlers();
-  config.on_event = (*reporter)->sink();
-  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(store, run, std::cerr, kWho, /*resumed=*/true);
-  config.on_checkpoint = recorder->Hook();
-  config.on_event = recorder->Events(std::move(config.on_event));
-
-  TriageOutcome outcome = ResumeTriage(std::make_shared<const FhirStore>(std::move(record).value()),
-                                       TriageCaseOf(*inputs), config, **state);
-  if (outcome.model_run) FinishRecordedRun(recorder.get(), *outcome.model_run, std::cerr, kWho);
-  // The record was read from its absolute path; the result names it as the triage did.
-  outcome.result["record"]["source"] = inputs->record_source;
+  service::TriageResumed resumed =
+      runs.RunTriageResume(std::move(*prepared), {.on_event = (*reporter)->sink(),
+                                                 .cancel = InstallInterruptHandlers(),
+                                                 .warn = [](const std::string& w) {
+                                                   std::cerr << kWho << ": " << WithFlagNames(w) << "\n";
+                                                 }});
+  const TriageOutcome& outcome = resumed.outcome;
+  if (resumed.status == "interrupted") {
+    std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << run.id << "'\n";
+  }
   if (outcome.fell_back) {
     std::cerr << kWho << ": the model never answered (" << outcome.model_failure
               << "); the rules planner decided instead\n";
@@ -69,7 +56,7 @@ int ResumeTriageRun(std::shared_ptr<RunStore> store, const RunRecord& run, const
   int exit_code = outcome.status != RunStatus::kFinished ? kExitRunFailed : kExitOk;
   if (outcome.trace) {
     if (Status s = (*reporter)->WriteTrace(*outcome.trace); !s.ok()) {
-      std::cerr << kWho << ": " << s.message() << "\n";
+      std::cerr << kWho << ": " << WithFlagNames(s.message()) << "\n";
       exit_code = kExitRunFailed;
     }
   }

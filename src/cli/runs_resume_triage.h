@@ -13,14 +13,17 @@
 
 #include "apps/common/app_runner.h"
 #include "cli/model_flags.h"
+#include "service/run_service.h"
 #include "store/run_store.h"
 
 namespace medreact::cli {
 
-// `run` is a stored triage run that did not end (running or interrupted);
-// `model` the resume's model flags (used when they name a URL, else the
-// stored model with model.api_key); `outputs` its --trace/--events/-v.
-int ResumeTriageRun(std::shared_ptr<RunStore> store, const RunRecord& run, const ModelFlags& model,
+// `run` is a stored triage run the service prepared to resume
+// (RunService::PrepareResume: status, app, lease); `model` the resume's model
+// flags (used when they name a URL, else the stored model with
+// model.api_key); `outputs` its --trace/--events/-v. The service rebuilds and
+// runs it (PrepareTriageResume, RunTriageResume); this prints.
+int ResumeTriageRun(service::RunService& runs, const RunRecord& run, const ModelFlags& model,
                     const RunOutputs& outputs);
 
 }  // namespace medreact::cli

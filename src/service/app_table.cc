@@ -13,7 +13,7 @@ const std::vector<AppRow>& AppTable() {
       {.name = "triage",
        .summary = "CT triage over a FHIR record (seed 001): silent failures",
        .resumable = true,
-       .resumed_by = "front end"},
+       .resumed_by = "service"},
       {.name = "extract",
        .summary = "a JSON Schema filled from a clinical note (seed 002)",
        .resumable = true,

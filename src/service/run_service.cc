@@ -314,6 +314,67 @@ Result<RunOutcome> RunService::RunChatFrom(const RunRecord& run, const ChatInput
   return out;
 }
 
+Result<std::unique_ptr<PreparedTriage>> RunService::PrepareTriageResume(const std::string& run_id,
+                                                                      const ResumeSpec& spec) {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  auto prepared = std::make_unique<PreparedTriage>();
+  Result<RunRecord> run = store_->Get(run_id);
+  if (!run.ok()) return run.status();
+  if (run->app != "triage") return Status::InvalidArgument("run '" + run_id + "' is not a triage run");
+  prepared->run = std::move(*run);
+  Result<TriageInputs> inputs = TriageInputsFromJson(prepared->run.inputs);
+  if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
+  prepared->inputs = std::move(*inputs);
+  if (!prepared->inputs.worklist_dir.empty()) {
+    return Status::FailedPrecondition("run '" + run_id + "' is case '" + Printable(prepared->inputs.case_name) +
+                                      "' of the worklist '" + Printable(prepared->inputs.worklist_dir) +
+                                      "'; that worklist's resume goes on with it and writes its result there");
+  }
+  Result<std::optional<RunState>> state = store_->LatestState(run_id);
+  if (!state.ok()) return state.status();
+  if (!state->has_value()) return Status::FailedPrecondition("run '" + run_id + "' has no checkpoint to resume from");
+  prepared->state = std::move(**state);
+  // The model: the spec's when it names one, else the stored one.
+  const ModelSettings settings =
+      spec.model.url.empty() ? ModelFromStored(prepared->run.model, spec.model.api_key) : spec.model;
+  if (settings.url.empty()) {
+    return Status::InvalidArgument("run '" + run_id + "' has no model URL stored; give the model URL (llm_url)");
+  }
+  Result<FhirStore> record = FhirStore::LoadFile(prepared->inputs.fhir_path);
+  if (!record.ok()) return Status::InvalidArgument("run '" + run_id + "': " + record.status().message());
+  if (!prepared->inputs.as_of.empty()) {
+    if (Status s = record->SetAsOf(prepared->inputs.as_of); !s.ok()) {
+      return Status::InvalidArgument("run '" + run_id + "': as_of: " + s.message());
+    }
+  }
+  prepared->record = std::make_shared<const FhirStore>(std::move(record).value());
+  Result<std::shared_ptr<ChatModel>> model = BuildModel(settings);
+  if (!model.ok()) return model.status();
+  prepared->model = std::move(*model);
+  return prepared;
+}
+
+TriageResumed RunService::RunTriageResume(std::unique_ptr<PreparedTriage> prepared, const RunHooks& hooks) {
+  TriageConfig config;
+  ApplyTriageLimits(prepared->inputs, config);
+  config.model = prepared->model;
+  config.cancel = hooks.cancel;
+  RunRecorder recorder(store_, prepared->run, hooks.warn, /*resumed=*/true);
+  config.on_checkpoint = recorder.Hook();
+  config.on_event = recorder.Events(hooks.on_event);
+  TriageResumed out;
+  out.outcome = ResumeTriage(prepared->record, TriageCaseOf(prepared->inputs), config, prepared->state);
+  out.status = RunStatusName(out.outcome.status);
+  if (out.outcome.model_run) {
+    const bool interrupted = hooks.cancel.cancelled() && out.outcome.model_run->status == RunStatus::kError;
+    recorder.Finish(*out.outcome.model_run, interrupted);
+    out.status = StoredRunStatus(*out.outcome.model_run, interrupted);
+  }
+  // The record was read from its absolute path; the result names it as the triage did.
+  out.outcome.result["record"]["source"] = prepared->inputs.record_source;
+  return out;
+}
+
 Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
                                          const Reviewer& reviewer) {
   if (Status s = NeedStore(); !s.ok()) return s;
