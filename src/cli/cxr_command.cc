@@ -283,7 +283,8 @@ int RunCxrCommand(const CxrFlags& flags) {
                                                 {.app = "cxr",
                                                  .inputs = CxrInputs(flags, *endpoints, *image_dir, question),
                                                  .model =
-                                                     offline ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
+                                                     offline
+                                                         ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
                                                            : StoredModelJson(flags.model)},
                                                 std::cerr, "medreact cxr");
                                             config.on_checkpoint = recorder ? recorder->Hook() : nullptr;

@@ -244,9 +244,9 @@ int ContinueChatRun(const ResumeFlags& flags, service::RunService& runs, const R
   }
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  const service::ResumeSpec spec{.model = HasModel(flags.model) ? ModelSettingsOf(flags.model)
-                                                                 : service::ModelSettings{.api_key = flags.model.api_key},
-                                 .stream = flags.stream};
+  service::ResumeSpec spec{.stream = flags.stream};
+  spec.model = HasModel(flags.model) ? ModelSettingsOf(flags.model)
+                                     : service::ModelSettings{.api_key = flags.model.api_key};
   Result<service::RunOutcome> out = runs.Continue(run.id, spec, CliHooks(**reporter, flags.approval_prompt, tools));
   if (!out.ok()) return Fail(out.status().message());
   if (out->status == "interrupted") {
@@ -305,7 +305,9 @@ int RunDecide(const DecideFlags& flags, bool approve) {
     // The service's words for this command's flags.
     if (message.rfind("the arguments for ", 0) == 0) message.replace(0, 18, "--args for ");
     const std::string one_call = "edited arguments are for one call: name it";
-    if (message.rfind(one_call, 0) == 0) message.replace(0, one_call.size(), "--args edits one call: name it with --call");
+    if (message.rfind(one_call, 0) == 0) {
+      message.replace(0, one_call.size(), "--args edits one call: name it with --call");
+    }
     return Fail(message);
   }
   auto names = [](const std::vector<std::string>& ids) {

@@ -128,7 +128,8 @@ Result<std::unique_ptr<PreparedChat>> RunService::PrepareChat(ChatStart start, c
     return Status::InvalidArgument(
         "model '" + (*model)->name() + "' (protocol " + (*model)->protocol() +
         ") cannot take images: images need a vision model on an OpenAI-compatible server with the native "
-        "protocol (e.g. a LLaVA, Qwen-VL or MedGemma model in vLLM, llama-server with its multimodal projector (mmproj), "
+        "protocol (e.g. a LLaVA, Qwen-VL or MedGemma model in vLLM, llama-server with its multimodal projector "
+        "(mmproj), "
         "or Ollama)");
   }
   auto prepared = std::make_unique<PreparedChat>();

@@ -773,7 +773,8 @@ Result<RunRecord> RunStore::Db::ReadRun(const Stmt& s) const {
   r.events = s.ColInt(10);
   if (!s.ColNull(11)) r.owner = s.ColText(11);
   if (!s.ColNull(12)) {
-    r.lease_until = StoreTimestampMillis(std::chrono::system_clock::time_point(std::chrono::milliseconds(s.ColInt(12))));
+    using Ms = std::chrono::milliseconds;
+    r.lease_until = StoreTimestampMillis(std::chrono::system_clock::time_point(Ms(s.ColInt(12))));
   }
   return r;
 }

@@ -308,8 +308,9 @@ TEST(RunServiceTest, AKilledRunIsTakenOverAtOnceAndLosesNothing) {
 TEST(RunServiceTest, ALiveRunIsNotResumedTwiceAndAnExpiredLeaseIsTakenOver) {
   // The first call hangs: the run is alive, in another "machine" (an owner
   // id this host cannot check), while a second process tries to resume it.
-  Server model(Json{{"responses", Json::array({Call("c1", "2+2"), Json{{"delay_ms", 1500}, {"message", {{"content", "It is 4."}}}},
-                                               Answer("It is 4.")})}});
+  Json slow_answer = Answer("It is 4.");
+  slow_answer["delay_ms"] = 1500;
+  Server model(Json{{"responses", Json::array({Call("c1", "2+2"), slow_answer, Answer("It is 4.")})}});
   testing::TempDir dir;
   const std::string path = dir.File("runs.sqlite");
   auto far = Store(path, {.owner = "far-host/7/7/1", .lease_ttl = 900ms});
