@@ -18,19 +18,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <utility>
 
 #include "core/file_io.h"
 #include "core/sqlite_stmt.h"
+#include "store/run_owner.h"
 
 namespace medreact {
-
-// Drops a closed store's owner id from this process's live ones (below).
-void ForgetOwner(const std::string& owner);
 
 namespace {
 
@@ -462,8 +458,12 @@ struct RunStore::Heartbeat {
 };
 
 RunStore::RunStore(std::string path, std::unique_ptr<Db> db)
-    : path_(std::move(path)), db_(std::move(db)), heartbeat_(std::make_unique<Heartbeat>()) {
-  if (db_->ttl.count() <= 0) return;
+    : path_(std::move(path)), db_(std::move(db)), heartbeat_(std::make_unique<Heartbeat>()) {}
+
+// The heartbeat's thread, started when the store first holds a run (a store
+// that only reads, `runs list`, starts none). REQUIRES: heartbeat_->mu held.
+void RunStore::StartHeartbeat() {
+  if (db_->ttl.count() <= 0 || heartbeat_->thread.joinable()) return;
   heartbeat_->thread = std::thread([this] {
     const auto period = std::max<std::chrono::milliseconds>(db_->ttl / 3, std::chrono::milliseconds(1));
     std::unique_lock<std::mutex> lock(heartbeat_->mu);
@@ -512,6 +512,7 @@ const std::string& RunStore::owner() const { return db_->owner; }
 void RunStore::Hold(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(heartbeat_->mu);
   heartbeat_->held.insert(run_id);
+  StartHeartbeat();
 }
 
 void RunStore::Unhold(const std::string& run_id) {
@@ -1020,85 +1021,6 @@ class StoreCache : public ContextSizeCache {
 std::shared_ptr<ContextSizeCache> StoreContextCache(std::shared_ptr<RunStore> store) {
   if (!store) return nullptr;
   return std::make_shared<StoreCache>(std::move(store));
-}
-
-// ---- owners ----
-
-namespace {
-
-// This process's start time in clock ticks since boot (/proc/PID/stat's
-// 22nd field), "" when unreadable.
-std::string ProcessStart(long pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = text.rfind(')');  // the command name may hold spaces and parentheses
-  if (paren == std::string::npos) return "";
-  std::istringstream rest(text.substr(paren + 1));
-  std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
-    if (i == 22) return field;
-  }
-  return "";
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
-  std::string h = buf;
-  for (char& c : h) {
-    if (c == '/') c = '_';
-  }
-  return h;
-}
-
-std::mutex& OwnersMu() {
-  static std::mutex mu;
-  return mu;
-}
-std::set<std::string>& LiveOwners() {  // this process's open stores; guarded by OwnersMu
-  static std::set<std::string> owners;
-  return owners;
-}
-
-}  // namespace
-
-void ForgetOwner(const std::string& owner) {
-  std::lock_guard<std::mutex> lock(OwnersMu());
-  LiveOwners().erase(owner);
-}
-
-std::string NewRunOwnerId() {
-  static std::atomic<int64_t> next{0};
-  // Not cached: a forked child is another process, with a pid of its own.
-  const long pid = static_cast<long>(::getpid());
-  std::string id = HostName() + "/" + std::to_string(pid) + "/" + ProcessStart(pid) + "/" + std::to_string(++next);
-  std::lock_guard<std::mutex> lock(OwnersMu());
-  LiveOwners().insert(id);
-  return id;
-}
-
-bool RunOwnerGone(const std::string& owner) {
-  std::vector<std::string> parts;
-  std::stringstream ss(owner);
-  for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
-  if (parts.size() != 4 || parts[0] != HostName()) return false;
-  char* end = nullptr;
-  const long pid = std::strtol(parts[1].c_str(), &end, 10);
-  if (!end || *end || pid <= 0) return false;
-  if (pid == static_cast<long>(::getpid())) {
-    std::lock_guard<std::mutex> lock(OwnersMu());
-    return parts[2] == ProcessStart(pid) && !LiveOwners().count(owner);
-  }
-  const std::string start = ProcessStart(pid);
-  return start.empty() || start != parts[2];  // no such process, or the pid was reused
-}
-
-std::string DescribeRunOwner(const std::string& owner) {
-  std::vector<std::string> parts;
-  std::stringstream ss(owner);
-  for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
-  if (parts.size() != 4) return "'" + owner + "'";
-  return "process " + parts[1] + " on " + parts[0];
 }
 
 std::string StoreTimestamp(std::chrono::system_clock::time_point t) {

@@ -32,10 +32,11 @@
 //
 // Ownership. A run is run by one process at a time: its row holds a lease
 // (`owner`, `lease_until`). CreateRun and ClaimRun take it; every checkpoint
-// and a heartbeat thread (every third of the lease's time) renew it; FinishRun
-// and ReleaseRun give it back, and so does the store's destructor for the
-// runs it still holds. A checkpoint or end from a process that lost the
-// lease is refused (fencing), so a run taken over never gets two writers.
+// and a heartbeat thread (every third of the lease's time, started when the
+// store first holds a run) renew it; FinishRun and ReleaseRun give it back,
+// and so does the store's destructor for the runs it still holds. A
+// checkpoint or end from a process that lost the lease is refused (fencing),
+// so a run taken over never gets two writers.
 // ClaimRun refuses a run whose holder is alive, naming it; it takes over a
 // run whose lease expired, or whose holder was on this machine and its
 // process is gone (a kill -9 frees a run at once, not after the lease time).
@@ -212,6 +213,7 @@ class RunStore {
   struct Heartbeat;
   RunStore(std::string path, std::unique_ptr<Db> db);
   void Hold(const std::string& run_id);
+  void StartHeartbeat();
   void Unhold(const std::string& run_id);
   std::string path_;
   mutable std::mutex mu_;
