@@ -28,13 +28,16 @@ RUN_TARGETS := medreact medreact-mock-llm
 # ccache: a rebuild of unchanged sources, in this folder or in another clone
 # (CI's fresh checkout), is a cache hit. base_dir makes the paths relative, so
 # another folder hashes the same; hash_dir off keeps the folder out of the hash
-# (debug info then names the folder that filled the cache); the sloppiness
-# lets it cache files compiled with the precompiled header.
+# (debug info then names the folder that filled the cache). No compile holds
+# an absolute path (CMakeLists.txt keeps them in one file per target), and the
+# precompiled header is off under ccache: a .gch names its folder, so every
+# file compiled with it missed in another clone, while without it a clean
+# clone's build is served from the cache (docs/benchmarks.md, "CI").
 export CCACHE_BASEDIR    := $(CURDIR)
 export CCACHE_NOHASHDIR  := 1
-export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
+export CCACHE_SLOPPINESS := time_macros,include_file_mtime,include_file_ctime
 CCACHE := $(shell command -v ccache 2>/dev/null)
-LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DMEDREACT_PCH=OFF)
 # The sanitizer/fuzzing build: clang with its sanitizer and libFuzzer runtimes,
 # llvm for llvm-symbolizer (readable stacks), jq to cut seed corpora from fixtures.
 SANITIZE_DEPS := clang libclang-rt-14-dev llvm jq

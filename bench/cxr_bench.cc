@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "medreact/message.h"
 #include "medreact/model.h"
 #include "medreact/openai.h"
@@ -25,7 +26,7 @@
 namespace medreact {
 namespace {
 
-const std::string kFile = MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/CR-ModalitySequenceLUT.dcm";
+const std::string kFile = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/CR-ModalitySequenceLUT.dcm";
 
 void BM_DicomDecodeJpegLossless(benchmark::State& state) {
   for (auto _ : state) {

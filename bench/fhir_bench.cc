@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench_paths.h"
 #include "medreact/tool_registry.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/fhir/fhir_store.h"
@@ -13,8 +14,7 @@
 namespace medreact {
 namespace {
 
-const char kLargest[] = MEDREACT_SOURCE_DIR
-    "/tests/fixtures/synthea/Eura_Treutel_8a12e2bb-ecc5-43e9-8de2-bfd019911f7f.json";
+const std::string kLargest = MEDREACT_SOURCE_DIR + "/tests/fixtures/synthea/Eura_Treutel_8a12e2bb-ecc5-43e9-8de2-bfd019911f7f.json";
 
 const std::string& BundleText() {
   static const std::string text = [] {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "tools/literature/clinical_trials.h"
 #include "tools/literature/europepmc.h"
 #include "tools/literature/pubmed.h"
@@ -18,7 +19,7 @@ namespace medreact {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  std::string path = MEDREACT_SOURCE_DIR "/tests/fixtures/literature/";
+  std::string path = MEDREACT_SOURCE_DIR + "/tests/fixtures/literature/";
   path += name;
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "medreact/http.h"
 #include "medreact/json.h"
 #include "tools/rag/chunker.h"
@@ -170,7 +171,7 @@ BenchCorpus& Corpus() {
     c.dir = tmpl;
     std::vector<std::pair<std::string, std::string>> docs;  // name, text
     size_t chunks_per_copy = 0;
-    for (const auto& entry : fs::directory_iterator(MEDREACT_SOURCE_DIR "/data/guidelines")) {
+    for (const auto& entry : fs::directory_iterator(MEDREACT_SOURCE_DIR + "/data/guidelines")) {
       if (entry.path().extension() != ".md") continue;
       docs.emplace_back(entry.path().stem().string(), ReadFile(entry.path()));
       chunks_per_copy += ChunkDocument(docs.back().second, entry.path().filename().string()).size();

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench_paths.h"
 #include "apps/research/research_app.h"
 #include "medreact/http.h"
 
@@ -17,7 +18,7 @@ namespace medreact {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(MEDREACT_SOURCE_DIR "/tests/fixtures/literature/") + name, std::ios::binary);
+  std::ifstream in(std::string(MEDREACT_SOURCE_DIR + "/tests/fixtures/literature/") + name, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -25,6 +25,7 @@
 #include <string>
 #include <system_error>
 
+#include "bench_paths.h"
 #include "apps/triage/worklist.h"
 #include "medreact/openai.h"
 #include "mockllm/mock_server.h"

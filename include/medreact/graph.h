@@ -123,6 +123,19 @@ struct GraphRunOptions {
   // Called on the running thread after every node (see GraphTransition).
   // Must be quick, must not throw. Default: none
   std::function<void(const GraphTransition&)> on_transition;
+
+  // Resume (a checkpoint's): the node to run first instead of the entry, and
+  // the steps already run before it (counted against max_steps; the next
+  // node's step is start_step + 1). An unknown node is InvalidArgument.
+  // Default: the entry, 0
+  std::string start_node;
+  int start_step = 0;
+  // A checkpoint after every node whose run goes on (its update merged, its
+  // route taken to a node, not kEnd): the state, the node to run next and
+  // the steps run. Giving them back as Run(state, {.start_node = next,
+  // .start_step = steps}) goes on exactly from there. Called after
+  // on_transition, on the running thread; must not throw. Default: none
+  std::function<void(const Json& state, const std::string& next, int steps)> on_checkpoint;
 };
 
 struct GraphRunResult {
@@ -132,8 +145,8 @@ struct GraphRunResult {
   // __end__", Cancelled, or Internal for an exception.
   Status status;
   Json state;                      // the final state, or the state so far (updates of finished nodes merged)
-  int steps = 0;                   // nodes run (a failed node counts)
-  std::vector<std::string> path;   // the nodes run, in order
+  int steps = 0;                   // nodes run (a failed node counts), start_step included
+  std::vector<std::string> path;   // the nodes run by this call, in order
   std::string failed_node;         // the node whose run or route stopped the run; "" otherwise
   double elapsed_ms = 0;
   bool ok() const { return status.ok(); }

@@ -349,7 +349,20 @@ GraphRunResult CompiledGraph::Run(Json initial_state, const GraphRunOptions& opt
     return result;
   }
 
+  if (options.start_step < 0) {
+    result.status =
+        Status::InvalidArgument("start_step must not be negative, got " + std::to_string(options.start_step));
+    return result;
+  }
   std::string current = g.entry;
+  if (!options.start_node.empty()) {
+    if (!g.nodes.count(options.start_node)) {
+      result.status = Status::InvalidArgument("the graph has no node '" + options.start_node + "' to resume at");
+      return result;
+    }
+    current = options.start_node;
+  }
+  result.steps = options.start_step;
   while (true) {
     // Stop before the next node when asked to, or when the steps are spent.
     if (options.cancel.cancelled()) {
@@ -408,6 +421,7 @@ GraphRunResult CompiledGraph::Run(Json initial_state, const GraphRunOptions& opt
       break;
     }
     if (next == kEnd) break;
+    if (options.on_checkpoint) options.on_checkpoint(result.state, next, result.steps);
     current = next;
   }
   result.elapsed_ms = MsSince(run_start);

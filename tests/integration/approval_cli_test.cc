@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "store/run_store.h"
 #include "testing/subprocess.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/image_builders.h"
 #include "testing/subprocess.h"

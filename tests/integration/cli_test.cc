@@ -3,6 +3,7 @@
 // against medreact-mock-llm started as a real process on loopback.
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "store/run_store.h"
 #include "testing/event_log.h"

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "store/run_store.h"
 #include "testing/event_log.h"
@@ -43,7 +44,7 @@ constexpr char kAnswer[] = "One trial matched: NCT03425643.";
 // so one call is one request.
 Json TrialsReply() {
   Result<Json> reply = ParseJson(
-      ReadFileOrEmpty(MEDREACT_SOURCE_DIR "/tests/fixtures/literature/ctgov_v2_search_keytruda_pagesize3.json"));
+      ReadFileOrEmpty(MEDREACT_SOURCE_DIR + "/tests/fixtures/literature/ctgov_v2_search_keytruda_pagesize3.json"));
   if (!reply.ok() || !reply->is_object()) return Json{{"studies", Json::array()}};
   reply->erase("nextPageToken");
   return *reply;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 
@@ -20,8 +21,8 @@ using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
 
-const std::string kChest = MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm";
-const std::string kEndpoints = MEDREACT_SOURCE_DIR "/examples/cxr/endpoints.json";
+const std::string kChest = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm";
+const std::string kEndpoints = MEDREACT_SOURCE_DIR + "/examples/cxr/endpoints.json";
 
 std::string Root(const MockLlmProcess& mock) {
   std::string url = mock.base_url();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "apps/cxr/cxr_app.h"
 #include "apps/cxr/cxr_planner.h"
 #include "medreact/http.h"
@@ -35,7 +36,7 @@ using mockllm::MockLlmServer;
 using testing::ReadFileOrEmpty;
 using testing::TempDir;
 
-const std::string kDicomDir = MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/";
+const std::string kDicomDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/";
 
 // Counts requests in flight through the libcurl transport: the largest
 // number at once shows whether one turn's calls ran concurrently.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 
@@ -16,7 +17,7 @@ using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
 
-const std::string kDir = MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/";
+const std::string kDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/";
 
 struct PngHeader {
   bool ok = false;

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/extract/extract_app.h"
 #include "apps/extract/extract_prompts.h"
 #include "medreact/openai.h"

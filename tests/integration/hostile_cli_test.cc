@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 
@@ -27,8 +28,8 @@ using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::TempDir;
 
-const char kWorklistDir[] = MEDREACT_SOURCE_DIR "/examples/worklist";
-const char kBundle[] = MEDREACT_SOURCE_DIR "/examples/worklist/01-pe-on-warfarin/fhir.json";
+const std::string kWorklistDir = MEDREACT_SOURCE_DIR + "/examples/worklist";
+const std::string kBundle = MEDREACT_SOURCE_DIR + "/examples/worklist/01-pe-on-warfarin/fhir.json";
 
 std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace medreact {

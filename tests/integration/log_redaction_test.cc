@@ -9,6 +9,7 @@
 
 #include <sstream>
 
+#include "testing/build_paths.h"
 #include "apps/triage/triage_app.h"
 #include "core/log.h"
 #include "testing/subprocess.h"

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/research/research_app.h"
 #include "medreact/openai.h"
 #include "mockllm/mock_server.h"

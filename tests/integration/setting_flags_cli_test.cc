@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 
@@ -58,7 +59,7 @@ TEST(SettingFlagsCliTest, AnUnwritableStoreNamesTheFlag) {
 TEST(SettingFlagsCliTest, CxrSaysWhichFlagWouldOfferEachTool) {
   TempDir dir;
   ProcessResult r = RunCommand({MEDREACT_BINARY, "cxr",
-                                MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm", "--question",
+                                MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/CR-MONO1-10-chest.dcm", "--question",
                                 "Anything?", "--no-store", "--image-dir", dir.File("images")});
   EXPECT_THAT(r.err, HasSubstr("chest_xray_classifier: no classifier endpoint (--classifier-url or "
                                "MEDREACT_CXR_CLASSIFIER_URL)"));

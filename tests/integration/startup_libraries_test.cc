@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace medreact {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/fhir_builders.h"
 #include "testing/subprocess.h"

@@ -28,6 +28,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/build_paths.h"
 #include "apps/triage/triage_app.h"
 #include "medreact/json.h"
 #include "store/run_store.h"

@@ -9,7 +9,7 @@
 
 namespace medreact::testing {
 
-inline const char kSyntheaDir[] = MEDREACT_SOURCE_DIR "/tests/fixtures/synthea";
+inline const std::string kSyntheaDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/synthea";
 
 // Every Synthea bundle, sorted by name. Empty if the fixtures are missing,
 // which the tests that use it report as a failure (they ship with the repo).

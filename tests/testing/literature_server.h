@@ -23,7 +23,7 @@
 
 namespace medreact::testing {
 
-inline const char kLiteratureFixtureDir[] = MEDREACT_SOURCE_DIR "/tests/fixtures/literature";
+inline const std::string kLiteratureFixtureDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/literature";
 
 // The file's bytes, or "" when it is missing (the tests then fail on it).
 inline std::string LiteratureFixture(const std::string& name) {

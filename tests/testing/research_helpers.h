@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/research/research_memory.h"
 #include "medreact/json.h"
 

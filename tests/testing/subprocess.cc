@@ -1,3 +1,4 @@
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 #include <fcntl.h>

@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/extract/extract_app.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"

@@ -19,6 +19,7 @@
 #include <dcmtk/dcmdata/dcrleerg.h>
 #include <dcmtk/dcmjpls/djencode.h>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 #include "tools/imaging/dicom_image.h"
@@ -26,7 +27,7 @@
 namespace medreact::imaging {
 namespace {
 
-const std::string kDir = MEDREACT_SOURCE_DIR "/tests/fixtures/dicom/";
+const std::string kDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom/";
 
 RenderedFrame Render(const std::string& path) {
   Result<DicomFile> file = DicomFile::Read(path);

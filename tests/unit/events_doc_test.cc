@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "testing/build_paths.h"
 #include "medreact/agent.h"
 #include "medreact/events.h"
 #include "testing/fake_model.h"

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/extract/extract_app.h"
 #include "apps/extract/extract_prompts.h"
 #include "apps/extract/medical_functions.h"

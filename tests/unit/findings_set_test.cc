@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "apps/triage/triage_policy.h"
 #include "medreact/json.h"
 #include "testing/triage_drive.h"
@@ -23,7 +24,7 @@
 namespace medreact {
 namespace {
 
-const char kSetPath[] = MEDREACT_SOURCE_DIR "/tests/fixtures/clinical/findings_set.json";
+const std::string kSetPath = MEDREACT_SOURCE_DIR + "/tests/fixtures/clinical/findings_set.json";
 constexpr double kPassingScore = 0.95;
 
 struct Case {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "fuzz/fuzz_bodies.h"
 
 namespace medreact::fuzz {

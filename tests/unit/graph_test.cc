@@ -57,6 +57,45 @@ TEST(GraphTest, LinearGraphRunsEachNodeOnceAndMergesUpdates) {
   EXPECT_EQ(r.state, Json::parse(R"({"keep": true, "x": 3, "y": "two", "trail": ["start", "a", "b", "c"]})"));
 }
 
+// A checkpoint after every node that goes on; a run started from any of them
+// ends in the state, path tail and step count of the uninterrupted run.
+TEST(GraphTest, CheckpointsResumeExactlyWhereTheRunWas) {
+  StateGraph g;
+  g.AddNode("a", Set("a", "x", 1)).AddNode("b", Set("b", "y", 2)).AddNode("c", Set("c", "x", 3));
+  g.SetEntryPoint("a").AddEdge("a", "b").AddEdge("b", "c").AddEdge("c", std::string(kEnd));
+  g.SetReducer("trail", AppendReducer);
+  const CompiledGraph graph = CompileOrDie(g);
+
+  struct Point {
+    Json state;
+    std::string next;
+    int steps;
+  };
+  std::vector<Point> points;
+  GraphRunResult whole = graph.Run({}, {.on_checkpoint = [&](const Json& s, const std::string& next, int steps) {
+    points.push_back({s, next, steps});
+  }});
+  ASSERT_TRUE(whole.ok()) << whole.status.ToString();
+  ASSERT_EQ(points.size(), 2u);  // after a (next b) and b (next c); none after c, whose route ends
+  EXPECT_EQ(points[0].next, "b");
+  EXPECT_EQ(points[1].next, "c");
+  for (const Point& p : points) {
+    GraphRunResult resumed = graph.Run(p.state, {.start_node = p.next, .start_step = p.steps});
+    ASSERT_TRUE(resumed.ok()) << resumed.status.ToString();
+    EXPECT_EQ(resumed.state, whole.state);
+    EXPECT_EQ(resumed.steps, whole.steps);
+    EXPECT_EQ(resumed.path.front(), p.next);
+  }
+
+  // The steps already run count against max_steps; an unknown node is refused.
+  GraphRunResult spent = graph.Run(points[0].state, {.max_steps = 2, .start_node = "b", .start_step = 1});
+  EXPECT_EQ(spent.status.code(), StatusCode::kResourceExhausted);
+  GraphRunResult unknown = graph.Run({}, {.start_node = "zz"});
+  EXPECT_EQ(unknown.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status.message(), HasSubstr("no node 'zz'"));
+  EXPECT_EQ(unknown.steps, 0);
+}
+
 TEST(GraphTest, WithoutAReducerAnUpdateReplacesTheKeyWhole) {
   StateGraph g;
   g.AddNode("a", Set("a", "nested", Json{{"p", 1}})).SetEntryPoint("a").AddEdge("a", std::string(kEnd));

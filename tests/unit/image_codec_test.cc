@@ -1,6 +1,7 @@
 // The image codecs (src/tools/imaging/image_codec.h): PNG in every colour type
 // and depth, JPEG grey/colour/progressive and CMYK refused, sniffing, the
 // size limits before decoding, hostile bytes, downscaling and base64.
+#include "testing/build_paths.h"
 #include "tools/imaging/image_codec.h"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // PNG/JPEG/DICOM files read, checked and downscaled once, the data URL
 // encoded once, user paths recognised, generated images written 0600, and
 // concurrent use.
+#include "testing/build_paths.h"
 #include "tools/imaging/image_store.h"
 
 #include <gtest/gtest.h>

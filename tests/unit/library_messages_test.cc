@@ -6,6 +6,7 @@
 // give that program (llama-server's --jinja and --ctx-size). The CLI writes
 // the flag in place of the setting (src/cli/setting_flags.h; its tests are in
 // tests/integration/setting_flags_cli_test.cc).
+#include "testing/build_paths.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "eval/csv.h"
 #include "eval/medcalc_eval.h"
 #include "eval/medcalc_mapping.h"

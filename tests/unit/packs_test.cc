@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/subprocess.h"
 #include "tools/packs.h"

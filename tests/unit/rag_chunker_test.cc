@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "tools/rag/chunker.h"
 #include "tools/rag/fts_query.h"
 

@@ -21,6 +21,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "medreact/http.h"
 #include "medreact/tool_registry.h"
 #include "testing/subprocess.h"

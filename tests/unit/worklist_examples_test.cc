@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
@@ -31,7 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char kWorklistDir[] = MEDREACT_SOURCE_DIR "/examples/worklist";
+const std::string kWorklistDir = MEDREACT_SOURCE_DIR + "/examples/worklist";
 
 // Every case folder of the example worklist, sorted by name.
 std::vector<std::string> CaseNames() {
