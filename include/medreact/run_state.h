@@ -90,6 +90,9 @@ struct RunState {
   std::string answer_feedback;
 
   RunTrace trace;  // steps so far, started_at, model, protocol, input
+  // An app's own checkpoint, for a run that is not one agent's (a graph
+  // app: research keeps its round, ledgers and memory here); null otherwise.
+  Json app_state;
 };
 
 Json ToJson(const RunState& state);

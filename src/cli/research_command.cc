@@ -17,12 +17,12 @@
 // model that never answered, or an output could not be written (whatever
 // could be written was); 2 bad usage or bad input, nothing written.
 //
-// The research run is recorded in the run store (--store, --no-store): a row
-// with its question and options, one step per agent run as it ends (the
-// agent, its round, its tool calls and answer), its status and result, for
-// `medreact runs list/show`. It is not resumed (research_app.h says why).
-#include <algorithm>
-#include <chrono>
+// The run service runs and records it (service/research_runs.h: every check
+// before any work, then a row with its question and options, one step per
+// agent run, its events, a checkpoint after every agent's turn, its status
+// and result); this command keeps the flags and the printing. A killed or
+// interrupted research goes on with `medreact runs resume ID` from its last
+// checkpoint (ResumeResearchRun, research_runs_cli.h).
 #include <cstdio>
 #include <iostream>
 
@@ -32,14 +32,11 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
-#include "cli/runs_resume_apps.h"
+#include "cli/research_runs_cli.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/file_io.h"
 #include "core/text_util.h"
-#include "core/time_util.h"
-#include "medreact/trace.h"
-#include "tools/literature/literature_recording.h"
 #include "tools/packs.h"
 
 namespace medreact::cli {
@@ -72,215 +69,156 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
-// The research run in the run store: one row, one step per agent run. The
-// state it checkpoints is not one Agent::Resume could take (research runs
-// are not resumed): the question, and the agent runs as steps.
-class ResearchRecording {
+// The research's event sink for the terminal and the --events file.
+class ResearchPrinter {
  public:
-  ResearchRecording(std::unique_ptr<RunRecorder> recorder, const std::string& question)
-      : recorder_(std::move(recorder)), started_(std::chrono::steady_clock::now()) {
-    if (!recorder_) return;
-    state_.messages.push_back(Message::User(question));
-    state_.trace.run_id = NewRunId();
-    state_.trace.started_at = UtcTimestamp();
-    state_.trace.input = Json{{"message", question}};
-    recorder_->Hook()(state_);  // the row exists before the first agent runs
+  ResearchPrinter(std::FILE* events, bool quiet) : events_(events), quiet_(quiet) {}
+  ~ResearchPrinter() {
+    if (events_) std::fclose(events_);
   }
+  ResearchPrinter(const ResearchPrinter&) = delete;
+  ResearchPrinter& operator=(const ResearchPrinter&) = delete;
 
-  // An agent run that ended: its answer, its tool calls and their results
-  // (every step's, in order), and a note saying which agent of which round.
-  void AgentRun(int round, const std::string& agent, const RunResult& run) {
-    if (!recorder_) return;
-    StepRecord step;
-    step.index = static_cast<int>(state_.trace.steps.size()) + 1;
-    step.assistant = Message::Assistant(run.answer);
-    for (const StepRecord& s : run.trace.steps) {
-      const size_t n = std::min(s.assistant.tool_calls.size(), s.tool_results.size());
-      for (size_t i = 0; i < n; ++i) {
-        step.assistant.tool_calls.push_back(s.assistant.tool_calls[i]);
-        step.tool_results.push_back(s.tool_results[i]);
+  void operator()(const ResearchEvent& e) {
+    if (events_) {
+      const std::string line = DumpJson(ToJson(e)) + "\n";
+      std::fwrite(line.data(), 1, line.size(), events_);
+      std::fflush(events_);
+    }
+    if (quiet_ || (e.type == ResearchEventType::kProgress && e.agent.empty())) return;  // graph transitions: file only
+    if (e.type == ResearchEventType::kStreaming && e.agent == "report") {  // fragments: file only, one line here
+      if (!report_streaming_) {
+        std::cerr << "research [round " << e.iteration << "] streaming: the report agent is writing"
+                  << (events_ ? " (its text streams to --events)" : "") << "\n";
       }
+      report_streaming_ = true;
+      return;
     }
-    step.notes.push_back("round " + std::to_string(round) + ": the " + agent + " agent (run " + run.trace.run_id +
-                         ") ended '" + RunStatusName(run.status) + "' after " + std::to_string(run.steps) +
-                         " step(s) and " + std::to_string(run.tool_calls) + " tool call(s)" +
-                         (run.error.empty() ? "" : ": " + Preview(run.error, 200)));
-    step.usage = run.usage;
-    step.elapsed_ms = run.trace.elapsed_ms;
-    tool_calls_ += static_cast<int>(step.tool_results.size());
-    state_.trace.steps.push_back(std::move(step));
-    state_.step = static_cast<int>(state_.trace.steps.size());
-    state_.usage += run.usage;
-    state_.trace.usage = state_.usage;
-    state_.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
-    recorder_->Hook()(state_);
-  }
-
-  // A research event for the store, as the --events line; the report's
-  // streamed fragments are left out (many, and the report is the result),
-  // as the engine's model_delta are.
-  void Event(const ResearchEvent& e) {
-    if (!recorder_ || (e.type == ResearchEventType::kStreaming && e.agent == "report")) return;
-    recorder_->KeepEvent({.type = ResearchEventTypeName(e.type),
-                          .step = static_cast<int64_t>(state_.trace.steps.size()),
-                          .at = e.timestamp,
-                          .json = DumpJson(ToJson(e))});
-  }
-
-  // The research's end: finished when the report agent wrote the report,
-  // else the break condition as the engine's status; the report as answer
-  // and the --out JSON as final fields.
-  void Finish(const ResearchOutcome& out) {
-    if (!recorder_) return;
-    RunResult end;
-    const std::string& stop = out.stop_reason;
-    end.status = !out.status.ok()                                       ? RunStatus::kError
-                 : stop == "judge_approved" || stop == "report_written" ? RunStatus::kFinished
-                 : stop == "max_rounds"                                 ? RunStatus::kMaxSteps
-                 : stop == "timeout"                                    ? RunStatus::kTimeout
-                 : stop == "token_budget"                               ? RunStatus::kBudget
-                                                                        : RunStatus::kError;
-    end.answer = out.report.markdown;
-    if (!out.status.ok()) {
-      end.error = out.status.message();
-    } else if (!out.report_from_agent) {
-      end.error = "fallback synthesis (" + stop + "): " + out.fallback_reason;
-    }
-    if (out.status.ok()) end.final_fields = Json::parse(DumpJson(out.result));
-    end.trace = state_.trace;
-    end.steps = static_cast<int>(state_.trace.steps.size());
-    end.tool_calls = tool_calls_;
-    end.usage = out.usage;
-    recorder_->Finish(end, /*interrupted=*/false);  // not resumable: a stopped run ends as it stood
+    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message
+              << "\n";
   }
 
  private:
-  std::unique_ptr<RunRecorder> recorder_;
-  std::chrono::steady_clock::time_point started_;
-  RunState state_;
-  int tool_calls_ = 0;
+  std::FILE* events_;
+  bool quiet_;
+  bool report_streaming_ = false;
 };
 
-int RunResearchCommand(const ResearchFlags& flags) {
-  if (IsBlank(flags.question)) return Fail("the question is empty: give QUESTION");
-  std::vector<std::string> sources;
-  for (const std::string& s : SplitPackList(flags.sources)) {
-    if (s != "pubmed" && s != "trials" && s != "preprints") {
-      return Fail("--sources: unknown source '" + s + "' (pubmed, trials, preprints)");
-    }
-    sources.push_back(s);
+}  // namespace
+
+int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& outputs, const std::string& who) {
+  const ResearchOutcome& out = run.outcome;
+  if (!out.status.ok()) {
+    std::cerr << who << ": " << WithFlagNames(out.status.message()) << "\n";
+    return kExitBadInput;
   }
-  if (sources.empty()) return Fail("--sources: name at least one of pubmed, trials, preprints");
+  int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
+  if (out.fell_back) {
+    std::cerr << who << ": the model never answered (" << out.model_failure
+              << "); the rules planner researched instead\n";
+    if (outputs.require_model) exit_code = kExitRunFailed;
+  }
+  if (!out.report_from_agent) {
+    std::cerr << who << ": fallback synthesis (" << out.stop_reason << "): " << out.fallback_reason << "\n";
+  }
+  if (run.status == "interrupted" && run.stored) {
+    std::cerr << who << ": the research was interrupted; go on with it with 'medreact runs resume " << run.run_id
+              << "'\n";
+  }
+  auto write = [&](const Status& s) {
+    if (!s.ok()) {
+      std::cerr << who << ": " << s.message() << "\n";
+      exit_code = kExitRunFailed;
+    }
+  };
+  if (!outputs.trace_path.empty()) write(WriteJsonFile(out.trace, outputs.trace_path));
+  if (!outputs.out_path.empty()) write(WriteTextFile(DumpJson(out.result, 2) + "\n", outputs.out_path));
+  if (!outputs.report_path.empty()) {
+    write(WriteTextFile(out.report.markdown, outputs.report_path));
+  } else {
+    std::cout << out.report.markdown;
+  }
+  return ExitCodeAfterInterrupt(exit_code);
+}
+
+int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::PreparedResearch> prepared,
+                       const ResearchOutputs& outputs, const std::string& who) {
+  std::FILE* events = nullptr;
+  if (!outputs.events_path.empty()) {
+    Result<std::FILE*> opened = OpenPrivateFile(outputs.events_path, "event log");
+    if (!opened.ok()) return Fail("--events: " + opened.status().message());
+    events = *opened;
+  }
+  ResearchPrinter printer(events, outputs.quiet);
+  const service::ResearchHooks hooks{
+      .on_event = [&printer](const ResearchEvent& e) { printer(e); },
+      .cancel = InstallInterruptHandlers(),
+      .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; }};
+  const service::ResearchRun run = service::RunPreparedResearch(runs, std::move(prepared), hooks);
+  return ReportResearchRun(run, outputs, who);
+}
+
+int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const ModelFlags& model,
+                      const ResearchOutputs& outputs) {
+  const std::string who = "medreact runs";
+  if (Status s = RunReporter::CheckPaths({.trace_path = outputs.trace_path, .events_path = outputs.events_path});
+      !s.ok()) {
+    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
+    return kExitBadInput;
+  }
+  service::ResumeSpec spec;
+  spec.model = HasModel(model) ? ModelSettingsOf(model) : service::ModelSettings{.api_key = model.api_key};
+  Result<std::unique_ptr<service::PreparedResearch>> prepared = service::PrepareResearchResume(runs, run.id, spec);
+  if (!prepared.ok()) {
+    std::cerr << who << ": " << WithFlagNames(prepared.status().message()) << "\n";
+    return kExitBadInput;
+  }
+  ResearchOutputs stored = outputs;  // the research's own --out and --report, where it stored them
+  stored.out_path = (*prepared)->out_path;
+  stored.report_path = (*prepared)->report_path;
+  return RunPrintedResearch(runs, std::move(*prepared), stored, who);
+}
+
+namespace {
+
+int RunResearchCommand(const ResearchFlags& flags) {
   // Every output path is checked before anything runs.
   for (const RunOutputs& o : {RunOutputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                                          .result_path = flags.out_path},
                               RunOutputs{.result_path = flags.report_path}}) {
     if (Status s = RunReporter::CheckPaths(o); !s.ok()) return Fail(s.message());
   }
-  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
-  if (!provider.ok()) return Fail(provider.status().message());
-
-  ResearchConfig config;
-  if (*provider != "rules") {
-    Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model, {});
-    if (!model.ok()) return Fail(model.status().message());
-    config.model = *model;
-  }
-  config.max_rounds = flags.max_rounds;
-  config.timeout = SecondsToMillis(flags.timeout_s);
-  config.token_budget = flags.token_budget;
-  config.sources = sources;
-  config.results_per_search = flags.results;
-  config.literature.client.online = flags.online;
-  config.literature.client.cache_path = flags.cache_path;
-  config.memory_path = flags.memory_path;
-  if (!flags.replay_path.empty()) {
-    Result<int> imported = ImportLiteratureRecording(flags.replay_path, flags.cache_path);
-    if (!imported.ok()) return Fail("--replay: " + imported.status().message());
-    if (!flags.quiet) std::cerr << "research: imported " << *imported << " recorded response(s) into the literature cache\n";
-  }
   Result<std::shared_ptr<RunStore>> store =
       OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact research: " << w << "\n"; });
   if (!store.ok()) return Fail(store.status().message());
-  std::FILE* events = nullptr;
-  if (!flags.events_path.empty()) {
-    Result<std::FILE*> opened = OpenPrivateFile(flags.events_path, "event log");
-    if (!opened.ok()) return Fail("--events: " + opened.status().message());
-    events = *opened;
+  service::RunService runs(*store);
+  service::ResearchStart start{.question = flags.question,
+                               .planner = flags.planner,
+                               .model = ModelSettingsOf(flags.model),
+                               .max_rounds = flags.max_rounds,
+                               .timeout_s = flags.timeout_s,
+                               .token_budget = flags.token_budget,
+                               .sources = SplitPackList(flags.sources),
+                               .results = flags.results,
+                               .online = flags.online,
+                               .cache_path = flags.cache_path,
+                               .replay_path = flags.replay_path,
+                               .memory_path = flags.memory_path,
+                               .out_path = flags.out_path,
+                               .report_path = flags.report_path};
+  Result<std::unique_ptr<service::PreparedResearch>> prepared = service::PrepareResearch(runs, start);
+  if (!prepared.ok()) return Fail(prepared.status().message());
+  if (!flags.replay_path.empty() && !flags.quiet) {
+    std::cerr << "research: imported " << (*prepared)->imported << " recorded response(s) into the literature cache\n";
   }
-  config.cancel = InstallInterruptHandlers();
-  bool report_streaming = false;
-  ResearchRecording* recording_of = nullptr;  // set below, before the research starts
-  config.on_event = [&](const ResearchEvent& e) {
-    if (recording_of) recording_of->Event(e);  // the store's copy first
-    if (events) {
-      const std::string line = DumpJson(ToJson(e)) + "\n";
-      std::fwrite(line.data(), 1, line.size(), events);
-      std::fflush(events);
-    }
-    if (flags.quiet || (e.type == ResearchEventType::kProgress && e.agent.empty())) return;  // graph transitions: file only
-    if (e.type == ResearchEventType::kStreaming && e.agent == "report") {  // fragments: file only, one line here
-      if (!report_streaming) {
-        std::cerr << "research [round " << e.iteration << "] streaming: the report agent is writing"
-                  << (events ? " (its text streams to --events)" : "") << "\n";
-      }
-      report_streaming = true;
-      return;
-    }
-    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message << "\n";
-  };
-
-  ResearchRecording recording(
-      MakeRunRecorder(*store,
-                      {.app = "research",
-                       .inputs = Json{{"message", flags.question},
-                                      {"planner", *provider == "rules" ? "rules" : "model"},
-                                      {"sources", sources},
-                                      {"results", flags.results},
-                                      {"online", flags.online},
-                                      {"cache", AbsoluteInputPath(flags.cache_path)},
-                                      {"memory", AbsoluteInputPath(flags.memory_path)},
-                                      {"out", AbsoluteInputPath(flags.out_path)},
-                                      {"report", AbsoluteInputPath(flags.report_path)},
-                                      {"options",
-                                       {{"max_rounds", flags.max_rounds},
-                                        {"timeout_s", flags.timeout_s},
-                                        {"token_budget", flags.token_budget}}}},
-                       .model = config.model ? StoredModelJson(flags.model)
-                                             : Json{{"name", "research-rules-planner"}, {"protocol", "rules"}}},
-                      std::cerr, "medreact research"),
-      flags.question);
-  recording_of = &recording;
-  config.on_agent_run = [&recording](int round, const std::string& agent, const RunResult& run) {
-    recording.AgentRun(round, agent, run);
-  };
-  ResearchOutcome out = RunResearch(flags.question, config);
-  recording.Finish(out);
-  if (events) std::fclose(events);
-  if (!out.status.ok()) return Fail(out.status.message());
-  int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
-  if (out.fell_back) {
-    std::cerr << "medreact research: the model never answered (" << out.model_failure
-              << "); the rules planner researched instead\n";
-    if (flags.require_model) exit_code = kExitRunFailed;
-  }
-  if (!out.report_from_agent) {
-    std::cerr << "medreact research: fallback synthesis (" << out.stop_reason << "): " << out.fallback_reason << "\n";
-  }
-  auto write = [&](const Status& s) {
-    if (!s.ok()) {
-      std::cerr << "medreact research: " << s.message() << "\n";
-      exit_code = kExitRunFailed;
-    }
-  };
-  if (!flags.trace_path.empty()) write(WriteJsonFile(out.trace, flags.trace_path));
-  if (!flags.out_path.empty()) write(WriteTextFile(DumpJson(out.result, 2) + "\n", flags.out_path));
-  if (!flags.report_path.empty()) {
-    write(WriteTextFile(out.report.markdown, flags.report_path));
-  } else {
-    std::cout << out.report.markdown;
-  }
-  return ExitCodeAfterInterrupt(exit_code);
+  return RunPrintedResearch(runs, std::move(*prepared),
+                            {.out_path = flags.out_path,
+                             .report_path = flags.report_path,
+                             .events_path = flags.events_path,
+                             .trace_path = flags.trace_path,
+                             .quiet = flags.quiet,
+                             .require_model = flags.require_model},
+                            "medreact research");
 }
 
 }  // namespace
@@ -305,8 +243,8 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--results", flags->results, "records per search the rules planner asks for")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--online", flags->online, "send requests to the literature services (default: the cache only)");
-  CLI::Option* cache =
-      cmd->add_option("--cache", flags->cache_path, "the literature cache (default: $XDG_CACHE_HOME/medreact/literature.sqlite)");
+  CLI::Option* cache = cmd->add_option("--cache", flags->cache_path,
+                                       "the literature cache (default: $XDG_CACHE_HOME/medreact/literature.sqlite)");
   // A recording goes into a cache the user names, never silently into the default one.
   cmd->add_option("--replay", flags->replay_path,
                   "import recorded responses (JSON lines: method, url, status, content_type, body) into the --cache "

@@ -35,6 +35,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
+#include "cli/research_runs_cli.h"
 #include "cli/runs_resume_apps.h"
 #include "cli/runs_resume_triage.h"
 #include "cli/setting_flags.h"
@@ -280,6 +281,10 @@ int RunResume(const ResumeFlags& flags) {
     const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                              .verbose = flags.verbose, .stream = flags.stream};
     return ResumeTriageRun(runs, *run, flags.model, outputs);
+  }
+  if (run->app == "research") {  // research_runs_cli.h
+    return ResumeResearchRun(runs, *run, flags.model,
+                             {.events_path = flags.events_path, .trace_path = flags.trace_path});
   }
   // extract: runs_resume_apps.cc
   return ResumeAppRun(*store, *run,

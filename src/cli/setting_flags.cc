@@ -20,6 +20,14 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"corpus_dir", "--corpus"},
       {"extras_path", "--extras"},
       {"online", "--online"},
+      // Research (research_command.cc).
+      {"sources", "--sources"},
+      {"max_rounds", "--max-rounds"},
+      {"timeout_s", "--timeout"},
+      {"token_budget", "--token-budget"},
+      {"results", "--results"},
+      {"replay_path", "--replay"},
+      {"cache_path", "--cache"},
       // The imaging pack's endpoints and vision model (cxr).
       {"classifier_url", "--classifier-url or MEDREACT_CXR_CLASSIFIER_URL"},
       {"segmentation_url", "--segmentation-url or MEDREACT_CXR_SEGMENTATION_URL"},

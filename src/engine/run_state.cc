@@ -274,6 +274,7 @@ Json RunStateHeaderToJson(const RunState& s, bool with_trace_input) {
               {"answer_rejections", s.answer_rejections},
               {"answer_accepted", s.answer_accepted},
               {"answer_feedback", s.answer_feedback},
+              {"app_state", s.app_state},
               {"trace", TraceJson(s.trace, /*with_steps=*/false, with_trace_input)}};
 }
 
@@ -379,6 +380,7 @@ Result<RunState> RunStateFromJson(const Json& j) {
   s.answer_rejections = static_cast<int>(std::clamp<int64_t>(IntegerOr(j, "answer_rejections", 0), 0, INT32_MAX));
   s.answer_accepted = BoolOr(j, "answer_accepted", true);
   s.answer_feedback = StringOr(j, "answer_feedback");
+  s.app_state = j.value("app_state", Json());
   Result<RunTrace> trace = RunTraceFromJson(j.value("trace", Json::object()));
   if (!trace.ok()) return trace.status();
   s.trace = std::move(*trace);

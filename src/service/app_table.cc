@@ -26,10 +26,8 @@ const std::vector<AppRow>& AppTable() {
                             "restored soundly; start a new cxr run"},
       {.name = "research",
        .summary = "multi-agent literature research (seed 003)",
-       .resumable = false,
-       .not_resumable_why = "the research memory keeps the evidence and hypotheses but not the manager's ledgers, "
-                            "stall count, judgement or token usage, so a round cannot be restored soundly; start a "
-                            "new research run (with the same memory file its evidence is kept)"},
+       .resumable = true,  // from the checkpoint after its last agent's turn (service/research_runs.h)
+       .resumed_by = "service"},
   };
   return table;
 }

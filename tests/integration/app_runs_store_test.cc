@@ -367,11 +367,13 @@ TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRunAndIsNotResume
   EXPECT_EQ(report_fragments, 0);
   EXPECT_EQ(IntegerOr((*shown)["run"], "events", -1), static_cast<int64_t>(types.size()));
 
+  // A research run is resumed (research_crash_test.cc); one whose stored
+  // inputs hold no question is refused before any work.
   AddRunningRun(store, "run_researchkilled0", "research");
   testing::ProcessResult refused =
       RunCommand({MEDREACT_BINARY, "runs", "resume", "run_researchkilled0", "--store", store});
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_THAT(refused.err, HasSubstr("is a research run, which cannot be resumed"));
+  EXPECT_THAT(refused.err, HasSubstr("run 'run_researchkilled0' has no question stored"));
 }
 
 }  // namespace

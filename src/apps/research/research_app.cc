@@ -3,6 +3,7 @@
 #include "apps/research/research_app.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -22,6 +23,8 @@ namespace medreact {
 namespace {
 
 using Type = ResearchEventType;
+
+constexpr int kCheckpointVersion = 1;
 
 const char* SourceTool(const std::string& source) {
   if (source == "pubmed") return "search_pubmed";
@@ -109,16 +112,40 @@ Json Plain(const OrderedJson& j) { return Json::parse(DumpJson(j)); }
 
 class Research {
  public:
+  // `planner`: "model", "rules" or "rules (fallback)", for the checkpoints;
+  // `model_failure`: why a fallback fell back.
   Research(std::string question, const ResearchConfig& config, std::shared_ptr<ResearchMemory> memory,
-           ResearchOutcome& out)
-      : question_(std::move(question)), config_(config), memory_(std::move(memory)), out_(out) {}
+           ResearchOutcome& out, std::string planner, std::string model_failure = "")
+      : question_(std::move(question)),
+        config_(config),
+        memory_(std::move(memory)),
+        out_(out),
+        planner_(std::move(planner)),
+        model_failure_(std::move(model_failure)) {}
 
-  // Runs the rounds with `model`. Returns why the model never answered (the
-  // first agent run got no turn from it), or nullopt.
-  std::optional<std::string> Run(std::shared_ptr<ChatModel> model, bool may_fall_back) {
+  // Runs the rounds with `model` (from `resume`'s next node when given: a
+  // checkpoint, see ResearchConfig::resume_from). Returns why the model
+  // never answered (the first agent run got no turn from it), or nullopt.
+  std::optional<std::string> Run(std::shared_ptr<ChatModel> model, bool may_fall_back, const Json* resume = nullptr) {
     model_ = std::move(model);
     may_fall_back_ = may_fall_back;
-    deadline_ = Deadline::In(config_.timeout);
+    started_ = std::chrono::steady_clock::now();
+    GraphRunOptions options{.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel};
+    Json graph_state{{"next", "manager"}};
+    if (resume) {
+      if (Status s = RestoreState(*resume); !s.ok()) {
+        out_.status = s.WithContext("research checkpoint");
+        return std::nullopt;
+      }
+      const Json graph = resume->value("graph", Json::object());
+      graph_state = graph.value("state", Json::object());
+      options.start_node = StringOr(graph, "next", "manager");
+      options.start_step = static_cast<int>(IntegerOr(graph, "steps", 0));
+    }
+    // A resumed research has what is left of its timeout (0: none).
+    const Millis used(static_cast<int64_t>(elapsed_before_ms_));
+    deadline_ = config_.timeout <= Millis(0) ? Deadline::Never()
+                                             : Deadline::In(std::max(Millis(1), config_.timeout - used));
     sink_ = std::make_shared<EvidenceSink>();
     sink_->memory = memory_.get();
     Status setup = BuildTools();
@@ -126,17 +153,28 @@ class Research {
       out_.status = setup;
       return std::nullopt;
     }
-    Emit(Type::kStarted, "", "Starting research (" + model_->protocol() + ")",
-         {{"question", question_}, {"max_rounds", config_.max_rounds}, {"sources", config_.sources}});
+    if (resume) {
+      Emit(Type::kStarted, "", "Resuming research at " + options.start_node + " (round " + std::to_string(round_) +
+                                   ", " + model_->protocol() + ")",
+           {{"question", question_}, {"max_rounds", config_.max_rounds}, {"sources", config_.sources},
+            {"resumed", true}, {"next", options.start_node}, {"steps", options.start_step}});
+    } else {
+      Emit(Type::kStarted, "", "Starting research (" + model_->protocol() + ")",
+           {{"question", question_}, {"max_rounds", config_.max_rounds}, {"sources", config_.sources}});
+    }
     Result<CompiledGraph> graph = BuildGraph();
     GraphRunResult ran;
     if (graph.ok()) {
-      ran = graph->Run(Json{{"next", "manager"}},
-                       {.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel,
-                        .on_transition = [this](const GraphTransition& t) {
-                          Emit(Type::kProgress, "", t.node + " -> " + (t.next.empty() ? "(stop)" : t.next),
-                               ToJson(t));
-                        }});
+      options.on_transition = [this](const GraphTransition& t) {
+        Emit(Type::kProgress, "", t.node + " -> " + (t.next.empty() ? "(stop)" : t.next), ToJson(t));
+      };
+      if (config_.on_checkpoint) {
+        options.on_checkpoint = [this](const Json& state, const std::string& next, int steps) {
+          // A turn the cancellation cut short is not done: a resume runs it again.
+          if (!config_.cancel.cancelled()) config_.on_checkpoint(Checkpoint(state, next, steps));
+        };
+      }
+      ran = graph->Run(std::move(graph_state), options);
     }
     {
       std::lock_guard<std::mutex> lock(sink_->mu);
@@ -322,6 +360,94 @@ class Research {
     return std::string(kEnd);
   }
 
+  // --- checkpoints --------------------------------------------------------
+
+  // What a round needs to go on (ResearchConfig::on_checkpoint).
+  Json Checkpoint(const Json& graph_state, const std::string& next, int steps) const {
+    Json runs = Json::array();  // without their traces: the run store's steps keep them
+    for (const Json& r : agent_runs_) {
+      Json copy = r;
+      copy.erase("trace");
+      runs.push_back(std::move(copy));
+    }
+    const double elapsed = elapsed_before_ms_ + std::chrono::duration<double, std::milli>(
+                                                    std::chrono::steady_clock::now() - started_)
+                                                    .count();
+    Json research = {{"round", round_}, {"last_speaker", last_speaker_}, {"instruction", instruction_},
+                     {"searches", searches_}, {"last_search_new", last_search_new_},
+                     {"judgement", judgement_fields_}, {"judgement_error", judgement_error_},
+                     {"pending_queries", pending_queries_}, {"hypothesis_ran", hypothesis_ran_},
+                     {"report", report_fields_}, {"search_calls", search_calls_},
+                     {"failed_searches", FailedSearchesJson()}, {"stall_count", stall_count_},
+                     {"replans", replans_}, {"history", history_}, {"ledgers", ledgers_}, {"agent_runs", runs},
+                     {"stop_reason", stop_reason_}, {"stop_text", stop_text_}, {"answered_once", answered_once_},
+                     {"usage", ToJson(out_.usage)}, {"errors", out_.errors}, {"elapsed_ms", elapsed}};
+    return {{"version", kCheckpointVersion},
+            {"planner", planner_},
+            {"model_failure", model_failure_},
+            {"graph", {{"state", graph_state}, {"next", next}, {"steps", steps}}},
+            {"research", std::move(research)},
+            {"memory", memory_->Snapshot()}};
+  }
+
+  // The round state of a checkpoint back (the memory is restored by RunResearch).
+  Status RestoreState(const Json& checkpoint) {
+    const Json& r = checkpoint.value("research", Json());
+    if (!r.is_object()) return Status::InvalidArgument("no research state");
+    auto strings = [](const Json& j) {
+      std::vector<std::string> out;
+      if (j.is_array()) {
+        for (const Json& v : j) {
+          if (v.is_string()) out.push_back(v.get<std::string>());
+        }
+      }
+      return out;
+    };
+    auto integer = [&r](const char* key) { return static_cast<int>(IntegerOr(r, key, 0)); };
+    round_ = integer("round");
+    out_.rounds = round_;
+    last_speaker_ = StringOr(r, "last_speaker");
+    instruction_ = StringOr(r, "instruction");
+    searches_ = integer("searches");
+    last_search_new_ = integer("last_search_new");
+    judgement_fields_ = r.value("judgement", Json());
+    if (!judgement_fields_.is_null()) {
+      Result<JudgeAssessment> j = ReadJudgement(judgement_fields_);
+      if (!j.ok()) return j.status().WithContext("the judgement");
+      judgement_ = *j;
+    }
+    judgement_error_ = BoolOr(r, "judgement_error", false);
+    pending_queries_ = strings(r.value("pending_queries", Json()));
+    hypothesis_ran_ = BoolOr(r, "hypothesis_ran", false);
+    report_fields_ = r.value("report", Json());
+    if (!report_fields_.is_null()) {
+      Result<ResearchReport> rep = ReadReport(report_fields_);
+      if (!rep.ok()) return rep.status().WithContext("the report");
+      report_ = *rep;
+    }
+    search_calls_ = integer("search_calls");
+    for (const Json& f : r.value("failed_searches", Json::array())) {
+      failed_searches_.push_back({.round = static_cast<int>(IntegerOr(f, "round", 0)), .tool = StringOr(f, "tool"),
+                                  .source = StringOr(f, "source"), .query = StringOr(f, "query"),
+                                  .error = StringOr(f, "error")});
+    }
+    stall_count_ = integer("stall_count");
+    replans_ = integer("replans");
+    history_ = r.value("history", Json::array());
+    ledgers_ = r.value("ledgers", Json::array());
+    agent_runs_ = r.value("agent_runs", Json::array());
+    stop_reason_ = StringOr(r, "stop_reason");
+    stop_text_ = StringOr(r, "stop_text");
+    answered_once_ = BoolOr(r, "answered_once", false);
+    const Json& usage = r.value("usage", Json::object());
+    out_.usage = Usage{.prompt_tokens = IntegerOr(usage, "prompt_tokens", 0),
+                       .completion_tokens = IntegerOr(usage, "completion_tokens", 0),
+                       .total_tokens = IntegerOr(usage, "total_tokens", 0)};
+    out_.errors = strings(r.value("errors", Json()));
+    elapsed_before_ms_ = r.value("elapsed_ms", 0.0);
+    return Status::OK();
+  }
+
   // --- the agents -------------------------------------------------------
 
   void SearchTurn() {
@@ -396,6 +522,7 @@ class Research {
     }
     judgement_error_ = false;
     judgement_ = *j;
+    judgement_fields_ = run->final_fields;
     if (!j->sufficient) pending_queries_ = j->next_search_queries;
     if (!j->override_note.empty()) out_.errors.push_back("judge: " + j->override_note);
     char line[200];
@@ -486,6 +613,7 @@ class Research {
       return;
     }
     report_ = *r;
+    report_fields_ = run->final_fields;
     Finished("report", "written");
   }
 
@@ -632,6 +760,10 @@ class Research {
   const ResearchConfig& config_;
   std::shared_ptr<ResearchMemory> memory_;
   ResearchOutcome& out_;
+  std::string planner_;
+  std::string model_failure_;
+  std::chrono::steady_clock::time_point started_;
+  double elapsed_before_ms_ = 0;  // a resumed research's time before the resume
   std::shared_ptr<ChatModel> model_;
   bool may_fall_back_ = false;
   bool answered_once_ = false;
@@ -647,10 +779,12 @@ class Research {
   int searches_ = 0;
   int last_search_new_ = 0;
   std::optional<JudgeAssessment> judgement_;
+  Json judgement_fields_;  // as the judge submitted it (a checkpoint keeps these)
   bool judgement_error_ = false;
   std::vector<std::string> pending_queries_;
   bool hypothesis_ran_ = false;
   std::optional<ResearchReport> report_;
+  Json report_fields_;  // as the report agent submitted it
   int search_calls_ = 0;                     // literature tool calls, answered or not
   std::vector<FailedSearch> failed_searches_;
   std::mutex emit_mu_;
@@ -732,24 +866,64 @@ ResearchOutcome RunResearch(const std::string& question, const ResearchConfig& c
   }
   auto memory = std::make_shared<ResearchMemory>(std::move(opened).value());
   std::unique_ptr<Research> research;
-  const FallbackOutcome who = RunWithFallback(
-      config.model, [] { return std::shared_ptr<ChatModel>(MakeResearchRulesPlanner()); }, config.fallback_to_rules,
-      config.cancel, [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
-        const bool first = research == nullptr;
-        std::vector<ResearchEvent> earlier = std::move(out.events);
-        std::vector<std::string> errors = std::move(out.errors);
-        out = ResearchOutcome{};
-        out.events = std::move(earlier);
-        out.errors = std::move(errors);
-        research = std::make_unique<Research>(question, config, memory, out);
-        return research->Run(std::move(model), first && config.model && config.fallback_to_rules);
-      });
-  out.planner = who.planner;
-  out.fell_back = who.fell_back;
-  out.model_failure = who.model_failure;
-  if (who.fell_back) {
-    out.errors.insert(out.errors.begin(),
-                      "the model never answered, the rules planner researched instead: " + who.model_failure);
+  if (!config.resume_from.is_null()) {
+    // A checkpoint: its memory, its planner, its round state; no fallback now.
+    const Json& checkpoint = config.resume_from;
+    if (!checkpoint.is_object() || IntegerOr(checkpoint, "version", 0) != kCheckpointVersion) {
+      out.status = Status::InvalidArgument("research checkpoint: not one of version " +
+                                           std::to_string(kCheckpointVersion));
+      return out;
+    }
+    if (Status s = memory->Restore(checkpoint.value("memory", Json())); !s.ok()) {
+      out.status = s.WithContext("research memory");
+      return out;
+    }
+    out.planner = StringOr(checkpoint, "planner", "rules");
+    out.fell_back = out.planner == "rules (fallback)";
+    out.model_failure = StringOr(checkpoint, "model_failure");
+    std::shared_ptr<ChatModel> model = config.model;
+    if (out.planner != "model") {
+      model = std::shared_ptr<ChatModel>(MakeResearchRulesPlanner());
+    } else if (!model) {
+      out.status = Status::InvalidArgument("the research ran with a model; resuming it needs one");
+      return out;
+    }
+    const std::string planner = out.planner, failure = out.model_failure;
+    research = std::make_unique<Research>(question, config, memory, out, planner, failure);
+    research->Run(std::move(model), /*may_fall_back=*/false, &checkpoint);
+    if (!out.status.ok()) return out;
+    out.planner = planner;
+    out.fell_back = planner == "rules (fallback)";
+    out.model_failure = failure;
+    if (out.fell_back) {
+      out.errors.insert(out.errors.begin(),
+                        "the model never answered, the rules planner researched instead: " + failure);
+    }
+  } else {
+    std::string never_answered;
+    const FallbackOutcome who = RunWithFallback(
+        config.model, [] { return std::shared_ptr<ChatModel>(MakeResearchRulesPlanner()); },
+        config.fallback_to_rules, config.cancel, [&](std::shared_ptr<ChatModel> model) -> std::optional<std::string> {
+          const bool first = research == nullptr;
+          std::vector<ResearchEvent> earlier = std::move(out.events);
+          std::vector<std::string> errors = std::move(out.errors);
+          out = ResearchOutcome{};
+          out.events = std::move(earlier);
+          out.errors = std::move(errors);
+          const std::string planner = !first ? "rules (fallback)" : config.model ? "model" : "rules";
+          research = std::make_unique<Research>(question, config, memory, out, planner, never_answered);
+          std::optional<std::string> why =
+              research->Run(std::move(model), first && config.model && config.fallback_to_rules);
+          if (why) never_answered = *why;
+          return why;
+        });
+    out.planner = who.planner;
+    out.fell_back = who.fell_back;
+    out.model_failure = who.model_failure;
+    if (who.fell_back) {
+      out.errors.insert(out.errors.begin(),
+                        "the model never answered, the rules planner researched instead: " + who.model_failure);
+    }
   }
   if (!out.status.ok()) return out;
   const Json judgement = research->judgement_json();

@@ -31,11 +31,14 @@
 // configured model that never answers hands the whole research to the rules
 // planner (RunWithFallback), and the outcome says so. Nothing throws.
 //
-// The run store (issue 14): `on_agent_run` hears of every agent run as it
-// ends (its round, its agent, its result), which the CLI records as the
-// research run's steps. A research run is not resumed: the memory file keeps
-// the evidence, hypotheses and conflicts, but not the manager's ledgers,
-// stall count, judgement or usage, so a round cannot be restored soundly.
+// The run store (issue 14, 22): `on_agent_run` hears of every agent run as it
+// ends (its round, its agent, its result), which the run service records as
+// the research run's steps; `on_checkpoint` hands over, after every graph
+// node, all a round needs to go on (the manager's ledgers, stall count,
+// judgement, usage, the memory's content), and `resume_from` goes on from
+// one: a node that was cut off runs again whole, none before it does. A
+// resumed research's trace lists the agent runs before the resume without
+// their traces (the run store's steps keep them).
 #ifndef MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
 #define MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
 
@@ -90,6 +93,20 @@ struct ResearchConfig {
   // the agent ("manager", "search", "judge", "hypothesis", "report") and its
   // result (trace included). Default: none
   std::function<void(int round, const std::string& agent, const RunResult& run)> on_agent_run;
+  // A checkpoint after every graph node whose run goes on (an agent's turn
+  // done, the next node chosen), on the calling thread: the graph's state,
+  // the next node and the steps run; the manager's round, ledgers, history,
+  // stall and replan counts, the judgement and the report (as the agents
+  // submitted them), the searches made and failed, the errors, the token
+  // usage and the time used; the planner; and the memory's whole content
+  // (ResearchMemory::Snapshot). A JSON object; it must not throw. Default: none
+  std::function<void(const Json& checkpoint)> on_checkpoint;
+  // Resume: a checkpoint on_checkpoint gave; the research goes on from its
+  // next node (nothing before it runs again), with the memory made to hold
+  // the checkpoint's content (a memory file's later records are dropped),
+  // the planner it had (a model when it had one: `model` must be set; no
+  // fallback any more), and what is left of the timeout. Default: null (a new research)
+  Json resume_from;
 };
 
 struct ResearchOutcome {

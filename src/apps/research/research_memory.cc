@@ -665,6 +665,112 @@ Result<int> ResearchMemory::IncrementIteration() {
 
 // ---- Summaries ------------------------------------------------------------------
 
+// ---- Snapshot and restore (a research run's checkpoint) -----------------------
+
+namespace {
+
+Json HypothesisJson(const Hypothesis& h) {
+  return {{"drug", h.drug}, {"target", h.target}, {"pathway", h.pathway}, {"effect", h.effect},
+          {"confidence", h.confidence}, {"statement", h.statement}, {"evidence", h.evidence}};
+}
+
+std::vector<std::string> Strings(const Json& j, const char* key) {
+  std::vector<std::string> out;
+  if (const auto it = j.find(key); it != j.end() && it->is_array()) {
+    for (const Json& v : *it) {
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Json ResearchMemory::Snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->state_mu);
+  Json evidence = Json::array();
+  for (const Entry& e : impl_->entries) {
+    evidence.push_back({{"key", e.stored.key}, {"evidence", EvidenceToJson(e.stored.evidence)}});
+  }
+  Json hypotheses = Json::array();
+  for (const Hypothesis& h : impl_->hypotheses) hypotheses.push_back(HypothesisJson(h));
+  Json conflicts = Json::array();
+  for (const Conflict& c : impl_->conflicts) {
+    conflicts.push_back({{"description", c.description}, {"evidence", c.evidence}, {"resolution", c.resolution}});
+  }
+  return {{"query", impl_->query},
+          {"iteration", impl_->iteration},
+          {"evidence", std::move(evidence)},
+          {"hypotheses", std::move(hypotheses)},
+          {"conflicts", std::move(conflicts)}};
+}
+
+Status ResearchMemory::Restore(const Json& snapshot) {
+  auto bad = [](const std::string& what) {
+    return Status::InvalidArgument("research memory snapshot: " + what);
+  };
+  if (!snapshot.is_object()) return bad("not an object");
+  if (StringOr(snapshot, "query") != impl_->query) {
+    return bad("it is of another question ('" + Preview(StringOr(snapshot, "query"), 80) + "')");
+  }
+  // Everything read before anything is written.
+  std::vector<std::pair<std::string, Evidence>> records;
+  for (const Json& row : snapshot.value("evidence", Json::array())) {
+    const std::string key = row.is_object() ? StringOr(row, "key") : "";
+    Result<Evidence> e = row.is_object() ? EvidenceFromJson(row.value("evidence", Json())) : bad("a record");
+    if (key.empty() || !e.ok()) return bad("record " + std::to_string(records.size() + 1) + " is not one");
+    records.emplace_back(key, std::move(*e));
+  }
+  std::vector<Hypothesis> hypotheses;
+  for (const Json& h : snapshot.value("hypotheses", Json::array())) {
+    if (!h.is_object()) return bad("a hypothesis is not an object");
+    hypotheses.push_back({.drug = StringOr(h, "drug"), .target = StringOr(h, "target"),
+                          .pathway = StringOr(h, "pathway"), .effect = StringOr(h, "effect"),
+                          .confidence = h.value("confidence", 0.0), .statement = StringOr(h, "statement"),
+                          .evidence = Strings(h, "evidence")});
+  }
+  std::vector<Conflict> conflicts;
+  for (const Json& c : snapshot.value("conflicts", Json::array())) {
+    if (!c.is_object()) return bad("a conflict is not an object");
+    conflicts.push_back({.description = StringOr(c, "description"), .evidence = Strings(c, "evidence"),
+                         .resolution = StringOr(c, "resolution")});
+  }
+  const int iteration = static_cast<int>(IntegerOr(snapshot, "iteration", 0));
+
+  std::lock_guard<std::mutex> write(impl_->write_mu);
+  MemoryDb& d = *impl_->db;
+  if (Status s = d.Begin(); !s.ok()) return s;
+  std::vector<Entry> entries;
+  Status s = d.ClearContents();
+  for (auto& [key, evidence] : records) {
+    if (!s.ok()) break;
+    Entry entry = MakeEntry(key, std::move(evidence));
+    Result<int64_t> seq = d.InsertEvidence(entry.stored.key, entry.stored.evidence, {});
+    if (!seq.ok()) s = seq.status();
+    entry.stored.seq = seq.ok() ? *seq : 0;
+    entries.push_back(std::move(entry));
+  }
+  for (const Hypothesis& h : hypotheses) {
+    if (s.ok()) s = d.InsertHypothesis(h);
+  }
+  for (const Conflict& c : conflicts) {
+    if (s.ok()) s = d.InsertConflict(c);
+  }
+  if (s.ok()) s = d.SetMeta("iteration", std::to_string(iteration));
+  if (s.ok()) s = d.Commit();
+  if (!s.ok()) {
+    d.Rollback();
+    return s;
+  }
+  std::lock_guard<std::mutex> lock(impl_->state_mu);
+  impl_->entries = std::move(entries);
+  Impl::Index(impl_->entries, impl_->by_key, impl_->by_id);
+  impl_->hypotheses = std::move(hypotheses);
+  impl_->conflicts = std::move(conflicts);
+  impl_->iteration = iteration;
+  return Status::OK();
+}
+
 std::string ResearchMemory::GetContextSummary(const CancellationToken& cancel) {
   const EvidenceRanking top = impl_->Rank(impl_->query, impl_->options.summary_evidence, cancel);
   std::lock_guard<std::mutex> lock(impl_->state_mu);

@@ -52,6 +52,7 @@
 
 #include "medreact/cancel.h"
 #include "medreact/http.h"
+#include "medreact/json.h"
 #include "medreact/status.h"
 #include "tools/literature/evidence.h"
 
@@ -201,6 +202,17 @@ class ResearchMemory {
   int iteration_count() const;
   // Adds one and returns the new count.
   Result<int> IncrementIteration();
+
+  // The whole content as JSON, for a run's checkpoint (research_app.h):
+  // {"query","iteration","evidence":[{"key","evidence"}],"hypotheses","conflicts"}
+  // in storage order; embeddings are left out (recomputed when needed).
+  Json Snapshot() const;
+  // Makes the memory hold exactly `snapshot` (a Snapshot of a memory of the
+  // same question), in one transaction: records, hypotheses and conflicts
+  // stored after it are dropped, the iteration set back. InvalidArgument for
+  // a snapshot that is not one or is of another question (nothing changed);
+  // a failed write changes nothing either.
+  Status Restore(const Json& snapshot);
 
   // Markdown for fallback synthesis: the question, the iteration, counts by
   // source, the most relevant evidence with reference numbers and

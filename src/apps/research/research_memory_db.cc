@@ -427,4 +427,8 @@ Status MemoryDb::SetMeta(const std::string& key, const std::string& value) {
   return st.Step() == SQLITE_DONE ? Status::OK() : impl_->Error("writing meta");
 }
 
+Status MemoryDb::ClearContents() {
+  return impl_->Exec("DELETE FROM evidence; DELETE FROM hypotheses; DELETE FROM conflicts;", "clearing the memory");
+}
+
 }  // namespace medreact

@@ -77,6 +77,8 @@ class MemoryDb {
   Status InsertHypothesis(const Hypothesis& h);
   Status InsertConflict(const Conflict& c);
   Status SetMeta(const std::string& key, const std::string& value);
+  // Deletes every record, hypothesis and conflict (a restore's first step; meta stays).
+  Status ClearContents();
 
  private:
   struct Impl;
