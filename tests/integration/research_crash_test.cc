@@ -17,6 +17,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <iostream>
 #include <set>
 #include <string>
 #include <thread>
@@ -111,7 +112,9 @@ StoredRun ReadRun(const std::string& path) {
   if (!runs.ok() || runs->size() != 1u) return out;
   out.id = (*runs)[0].id;
   out.status = (*runs)[0].status;
-  for (const StepRecord& step : *(*store)->Steps(out.id)) {
+  Result<std::vector<StepRecord>> steps = (*store)->Steps(out.id);
+  EXPECT_TRUE(steps.ok());
+  for (const StepRecord& step : steps.value_or(std::vector<StepRecord>{})) {
     std::string note = step.notes.empty() ? "" : step.notes[0];
     note = note.substr(0, note.find(" (run "));
     for (const ToolCall& call : step.assistant.tool_calls) note += " | " + call.name + " " + call.arguments;
@@ -168,8 +171,11 @@ TEST(ResearchCrashTest, KilledAnywhereTheResumedResearchWritesTheUninterruptedRe
     StoredRun cut = ReadRun(files.store);
     if (killed.exit_code == 0 || cut.status == "finished") {  // it ended before the kill: nothing to resume
       EXPECT_EQ(cut.steps, base_run.steps);
+      std::cout << "[ kill " << k << " ] after the research ended\n";
       continue;
     }
+    std::cout << "[ kill " << k << " ] after " << at << " of " << total << " requests: " << cut.steps.size() << " of "
+              << base_run.steps.size() << " steps stored\n";
     EXPECT_EQ(killed.term_signal, SIGKILL);
     ASSERT_FALSE(cut.id.empty());
     EXPECT_EQ(cut.status, "running");

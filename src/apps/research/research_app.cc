@@ -41,9 +41,17 @@ std::string SourceName(const std::string& tool) {
   return tool;
 }
 
-// The pack's on_evidence hook: stores into the memory while the research
-// lives. A tool abandoned past its deadline may still call it later; then the
-// memory is gone and the records are dropped (`closed`).
+// The records of the search call running on this thread (SearchTools' wrapper
+// sets it around the pack tool's Run, which hands its records to on_evidence
+// on the same thread).
+thread_local std::vector<Evidence>* tl_call_records = nullptr;
+
+// The pack's on_evidence hook: keeps each search call's records and stores
+// them into the memory after the search agent's turn, in the order of its
+// calls (Flush) — not in the order the parallel calls happened to finish —
+// so the memory's numbering is the same in every run, a resumed one
+// included. A tool abandoned past its deadline may still hand records in
+// later; once the research ended they are dropped (`closed`).
 struct EvidenceSink {
   std::mutex mu;
   ResearchMemory* memory = nullptr;
@@ -51,10 +59,33 @@ struct EvidenceSink {
   int new_records = 0;
   int duplicates = 0;
   std::vector<std::string> warnings;
+  // Records by call ("tool {arguments}"), in the order the calls ended.
+  std::vector<std::pair<std::string, std::vector<Evidence>>> held;
 
-  void Store(const std::vector<Evidence>& items) {
+  void Hold(std::string call, std::vector<Evidence> items) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed || items.empty()) return;
+    held.emplace_back(std::move(call), std::move(items));
+  }
+
+  // Stores the held records: first those of `calls` in that order, then any
+  // other (a call the turn's trace does not show) by its key.
+  void Flush(const std::vector<std::string>& calls) {
     std::lock_guard<std::mutex> lock(mu);
     if (closed || !memory) return;
+    std::vector<std::pair<std::string, std::vector<Evidence>>> rest = std::move(held);
+    held.clear();
+    for (const std::string& call : calls) {
+      auto it = std::find_if(rest.begin(), rest.end(), [&](const auto& h) { return h.first == call; });
+      if (it == rest.end()) continue;
+      StoreLocked(it->second);
+      rest.erase(it);
+    }
+    std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& h : rest) StoreLocked(h.second);
+  }
+
+  void StoreLocked(const std::vector<Evidence>& items) {
     Result<StoreReport> r = memory->Store(items);
     if (!r.ok()) {
       warnings.push_back("the memory did not store " + std::to_string(items.size()) + " record(s): " +
@@ -67,12 +98,17 @@ struct EvidenceSink {
   }
 };
 
+// A search call's key for EvidenceSink::Flush.
+std::string CallKey(const std::string& tool, const Json& args) { return tool + " " + DumpJson(args); }
+
 // The search agent's tools: the selected sources' search tools (forwarding to
-// the literature pack), get_bibliography and submit_search.
+// the literature pack, their records held per call), get_bibliography and submit_search.
 Result<std::shared_ptr<ToolRegistry>> SearchTools(const ResearchConfig& config, std::shared_ptr<EvidenceSink> sink) {
   auto pack = std::make_shared<ToolRegistry>();
   LiteraturePackOptions options = config.literature;
-  options.on_evidence = [sink](const std::vector<Evidence>& items) { sink->Store(items); };
+  options.on_evidence = [](const std::vector<Evidence>& items) {
+    if (tl_call_records) tl_call_records->insert(tl_call_records->end(), items.begin(), items.end());
+  };
   if (Status s = RegisterLiteraturePack(*pack, std::move(options)); !s.ok()) return s;
   auto tools = std::make_shared<ToolRegistry>();
   for (const std::string& source : config.sources) {
@@ -80,12 +116,16 @@ Result<std::shared_ptr<ToolRegistry>> SearchTools(const ResearchConfig& config, 
     if (!name) return Status::InvalidArgument("unknown source '" + source + "' (pubmed, trials, preprints)");
     const Tool* tool = pack->Find(name);
     if (!tool) return Status::Internal(std::string("the literature pack has no ") + name);
-    Status s = tools->Register(MakeFunctionTool(tool->spec(), [pack, name = std::string(name)](const Json& args,
-                                                                                               const ToolContext& ctx) {
+    auto run = [pack, sink, name = std::string(name)](const Json& args, const ToolContext& ctx) {
       Tool* t = const_cast<Tool*>(pack->Find(name));  // the pack's tools are thread-safe
-      return t->Run(args, ctx);
-    }));
-    if (!s.ok()) return s;
+      std::vector<Evidence> records;
+      tl_call_records = &records;
+      ToolResult result = t->Run(args, ctx);
+      tl_call_records = nullptr;
+      sink->Hold(CallKey(name, args), std::move(records));
+      return result;
+    };
+    if (Status s = tools->Register(MakeFunctionTool(tool->spec(), std::move(run))); !s.ok()) return s;
   }
   if (Status s = RegisterResearchFinishingTools(*tools, {kSubmitSearchTool}); !s.ok()) return s;
   return tools;
@@ -461,6 +501,17 @@ class Research {
     if (!queries.empty()) prose += "\nQueries suggested by the judge: " + Join(queries, "; ");
     std::optional<RunResult> run =
         RunAgent("search", SearchSystemPrompt(), search_tools_, kSubmitSearchTool, TaskMessage(prose, context));
+    // The records found, into the memory in the order of the calls.
+    std::vector<std::string> calls;
+    if (run) {
+      for (const StepRecord& step : run->trace.steps) {
+        for (const ToolCall& call : step.assistant.tool_calls) {
+          Result<Json> args = ParseJson(call.arguments);
+          if (args.ok()) calls.push_back(CallKey(call.name, *args));
+        }
+      }
+    }
+    sink_->Flush(calls);
     if (!run) return;
     // Every search that failed: an error event now, a line in the report later.
     int tool_errors = 0;
