@@ -308,7 +308,7 @@ TEST(CxrStoreTest, ACxrRunIsRecordedWithoutCredentialsAndIsNotResumed) {
   EXPECT_THAT(refused.err, HasSubstr("is a cxr run, which cannot be resumed"));
 }
 
-TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRunAndIsNotResumed) {
+TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRun) {
   TempDir dir;
   const std::string store = dir.File("runs.sqlite");
   testing::ProcessResult r = RunCommand(

@@ -156,13 +156,14 @@ TEST(ResearchCrashTest, KilledAnywhereTheResumedResearchWritesTheUninterruptedRe
   ASSERT_GE(total, 4u);
 
   int resumed_runs = 0;
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 7; ++k) {
     SCOPED_TRACE("kill point " + std::to_string(k));
     const Files files = FilesIn(dir, "kill" + std::to_string(k));
     const size_t before = server.requests().size();
-    // After the k-th fifth of the requests, plus 0, 1/2 or 1 reply delay.
-    const size_t at = std::max<size_t>(1, total * static_cast<size_t>(k) / 5);
-    const auto offset = std::chrono::milliseconds(kDelayMs * (k % 3) / 2);
+    // After the k-th fifth of the requests, plus 0, 1/2 or 1 reply delay (searches); the last two just
+    // after the last search's reply (the judge's, hypothesis or report turn, or the end).
+    const size_t at = k < 5 ? std::max<size_t>(1, total * static_cast<size_t>(k) / 5) : total;
+    const auto offset = std::chrono::milliseconds(k < 5 ? kDelayMs * (k % 3) / 2 : kDelayMs + 2 * (k - 4));
     BackgroundCommand research(ResearchArgs(files), env);
     ASSERT_TRUE(WaitForRequests(server, before + at, std::chrono::seconds(60)));
     std::this_thread::sleep_for(offset);

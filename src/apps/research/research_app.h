@@ -10,7 +10,8 @@
 // Each agent is one Agent run on the engine with its own finishing tool
 // (research_types.h): the manager (submit_ledger) each round, then the agent
 // it names — search (the literature tools; every record goes to the memory
-// through the pack's on_evidence hook, de-duplicated there), judge (at most
+// through the pack's on_evidence hook when the turn ends, in the order of its
+// calls, de-duplicated there), judge (at most
 // 30 records, seed 003; sufficiency recomputed by the seed's rule),
 // hypothesis (into the memory) or report (get_bibliography from the memory;
 // citations checked against it). The rounds run on a StateGraph (nodes
