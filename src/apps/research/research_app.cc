@@ -14,6 +14,7 @@
 #include "apps/research/research_planner.h"
 #include "apps/research/research_prompts.h"
 #include "apps/research/research_report.h"
+#include "apps/research/research_search_tools.h"
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/graph.h"
@@ -25,111 +26,6 @@ namespace {
 using Type = ResearchEventType;
 
 constexpr int kCheckpointVersion = 1;
-
-const char* SourceTool(const std::string& source) {
-  if (source == "pubmed") return "search_pubmed";
-  if (source == "trials") return "search_clinical_trials";
-  if (source == "preprints") return "search_preprints";
-  return nullptr;
-}
-
-// The source a search tool reaches, as the report names it.
-std::string SourceName(const std::string& tool) {
-  if (tool == "search_pubmed") return "PubMed";
-  if (tool == "search_clinical_trials") return "ClinicalTrials.gov";
-  if (tool == "search_preprints") return "Europe PMC preprints";
-  return tool;
-}
-
-// The records of the search call running on this thread (SearchTools' wrapper
-// sets it around the pack tool's Run, which hands its records to on_evidence
-// on the same thread).
-thread_local std::vector<Evidence>* tl_call_records = nullptr;
-
-// The pack's on_evidence hook: keeps each search call's records and stores
-// them into the memory after the search agent's turn, in the order of its
-// calls (Flush) — not in the order the parallel calls happened to finish —
-// so the memory's numbering is the same in every run, a resumed one
-// included. A tool abandoned past its deadline may still hand records in
-// later; once the research ended they are dropped (`closed`).
-struct EvidenceSink {
-  std::mutex mu;
-  ResearchMemory* memory = nullptr;
-  bool closed = false;
-  int new_records = 0;
-  int duplicates = 0;
-  std::vector<std::string> warnings;
-  // Records by call ("tool {arguments}"), in the order the calls ended.
-  std::vector<std::pair<std::string, std::vector<Evidence>>> held;
-
-  void Hold(std::string call, std::vector<Evidence> items) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (closed || items.empty()) return;
-    held.emplace_back(std::move(call), std::move(items));
-  }
-
-  // Stores the held records: first those of `calls` in that order, then any
-  // other (a call the turn's trace does not show) by its key.
-  void Flush(const std::vector<std::string>& calls) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (closed || !memory) return;
-    std::vector<std::pair<std::string, std::vector<Evidence>>> rest = std::move(held);
-    held.clear();
-    for (const std::string& call : calls) {
-      auto it = std::find_if(rest.begin(), rest.end(), [&](const auto& h) { return h.first == call; });
-      if (it == rest.end()) continue;
-      StoreLocked(it->second);
-      rest.erase(it);
-    }
-    std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& h : rest) StoreLocked(h.second);
-  }
-
-  void StoreLocked(const std::vector<Evidence>& items) {
-    Result<StoreReport> r = memory->Store(items);
-    if (!r.ok()) {
-      warnings.push_back("the memory did not store " + std::to_string(items.size()) + " record(s): " +
-                         r.status().message());
-      return;
-    }
-    new_records += static_cast<int>(r->new_keys.size());
-    duplicates += static_cast<int>(r->duplicates.size());
-    for (std::string& w : r->warnings) warnings.push_back(std::move(w));
-  }
-};
-
-// A search call's key for EvidenceSink::Flush.
-std::string CallKey(const std::string& tool, const Json& args) { return tool + " " + DumpJson(args); }
-
-// The search agent's tools: the selected sources' search tools (forwarding to
-// the literature pack, their records held per call), get_bibliography and submit_search.
-Result<std::shared_ptr<ToolRegistry>> SearchTools(const ResearchConfig& config, std::shared_ptr<EvidenceSink> sink) {
-  auto pack = std::make_shared<ToolRegistry>();
-  LiteraturePackOptions options = config.literature;
-  options.on_evidence = [](const std::vector<Evidence>& items) {
-    if (tl_call_records) tl_call_records->insert(tl_call_records->end(), items.begin(), items.end());
-  };
-  if (Status s = RegisterLiteraturePack(*pack, std::move(options)); !s.ok()) return s;
-  auto tools = std::make_shared<ToolRegistry>();
-  for (const std::string& source : config.sources) {
-    const char* name = SourceTool(source);
-    if (!name) return Status::InvalidArgument("unknown source '" + source + "' (pubmed, trials, preprints)");
-    const Tool* tool = pack->Find(name);
-    if (!tool) return Status::Internal(std::string("the literature pack has no ") + name);
-    auto run = [pack, sink, name = std::string(name)](const Json& args, const ToolContext& ctx) {
-      Tool* t = const_cast<Tool*>(pack->Find(name));  // the pack's tools are thread-safe
-      std::vector<Evidence> records;
-      tl_call_records = &records;
-      ToolResult result = t->Run(args, ctx);
-      tl_call_records = nullptr;
-      sink->Hold(CallKey(name, args), std::move(records));
-      return result;
-    };
-    if (Status s = tools->Register(MakeFunctionTool(tool->spec(), std::move(run))); !s.ok()) return s;
-  }
-  if (Status s = RegisterResearchFinishingTools(*tools, {kSubmitSearchTool}); !s.ok()) return s;
-  return tools;
-}
 
 Json EvidenceList(ResearchMemory& memory, const std::string& query, size_t n, const CancellationToken& cancel) {
   Json list = Json::array();
@@ -186,7 +82,7 @@ class Research {
     const Millis used(static_cast<int64_t>(elapsed_before_ms_));
     deadline_ = config_.timeout <= Millis(0) ? Deadline::Never()
                                              : Deadline::In(std::max(Millis(1), config_.timeout - used));
-    sink_ = std::make_shared<EvidenceSink>();
+    sink_ = std::make_shared<ResearchEvidenceSink>();
     sink_->memory = memory_.get();
     Status setup = BuildTools();
     if (!setup.ok()) {
@@ -236,7 +132,7 @@ class Research {
 
  private:
   Status BuildTools() {
-    Result<std::shared_ptr<ToolRegistry>> search = SearchTools(config_, sink_);
+    Result<std::shared_ptr<ToolRegistry>> search = ResearchSearchTools(config_, sink_);
     if (!search.ok()) return search.status();
     search_tools_ = *search;
     auto only = [](const char* tool) -> Result<std::shared_ptr<ToolRegistry>> {
@@ -507,7 +403,7 @@ class Research {
       for (const StepRecord& step : run->trace.steps) {
         for (const ToolCall& call : step.assistant.tool_calls) {
           Result<Json> args = ParseJson(call.arguments);
-          if (args.ok()) calls.push_back(CallKey(call.name, *args));
+          if (args.ok()) calls.push_back(ResearchCallKey(call.name, *args));
         }
       }
     }
@@ -521,7 +417,7 @@ class Research {
         ++search_calls_;
         if (r.ok) continue;
         ++tool_errors;
-        FailedSearch failed{.round = round_, .tool = r.name, .source = SourceName(r.name), .error = r.error};
+        FailedSearch failed{.round = round_, .tool = r.name, .source = ResearchSourceName(r.name), .error = r.error};
         for (const ToolCall& call : step.assistant.tool_calls) {
           if (call.id != r.tool_call_id) continue;
           Result<Json> args = ParseJson(call.arguments);
@@ -821,7 +717,7 @@ class Research {
   bool never_answered_ = false;
   std::string never_answered_why_;
   Deadline deadline_ = Deadline::Never();
-  std::shared_ptr<EvidenceSink> sink_;
+  std::shared_ptr<ResearchEvidenceSink> sink_;
   std::shared_ptr<ToolRegistry> manager_tools_, search_tools_, judge_tools_, hypothesis_tools_, report_tools_;
 
   int round_ = 0;

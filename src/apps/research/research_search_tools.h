@@ -1,0 +1,61 @@
+// The research search agent's tools (research_app.h): the selected sources'
+// literature tools, whose records are held per call and go into the memory
+// when the agent's turn ends, in the order of its calls — not in the order
+// parallel calls happened to finish — so the memory's numbering is the same
+// in every run, a resumed one included (issue 22).
+#ifndef MEDREACT_APPS_RESEARCH_RESEARCH_SEARCH_TOOLS_H_
+#define MEDREACT_APPS_RESEARCH_RESEARCH_SEARCH_TOOLS_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/research/research_app.h"
+#include "apps/research/research_memory.h"
+#include "medreact/json.h"
+#include "medreact/tool_registry.h"
+#include "tools/literature/evidence.h"
+
+namespace medreact {
+
+// "search_pubmed" for "pubmed", ... (trials, preprints); nullptr otherwise.
+const char* ResearchSourceTool(const std::string& source);
+// The source a search tool reaches, as the report names it ("PubMed", ...).
+std::string ResearchSourceName(const std::string& tool);
+
+// The records the search calls found, on their way into the memory. A tool
+// abandoned past its deadline may still hand records in later; once the
+// research ended (`closed`) they are dropped. Thread-safe.
+struct ResearchEvidenceSink {
+  std::mutex mu;
+  ResearchMemory* memory = nullptr;  // set before the research runs
+  bool closed = false;
+  int new_records = 0;  // stored as new, over the research
+  int duplicates = 0;
+  std::vector<std::string> warnings;
+  // Records by call (ResearchCallKey), in the order the calls ended.
+  std::vector<std::pair<std::string, std::vector<Evidence>>> held;
+
+  // A call's records (from the tool's thread).
+  void Hold(std::string call, std::vector<Evidence> items);
+  // Stores the held records: first those of `calls` in that order, then any
+  // other (a call the turn's trace does not show) by its key.
+  void Flush(const std::vector<std::string>& calls);
+
+ private:
+  void StoreLocked(const std::vector<Evidence>& items);
+};
+
+// A search call's key: "tool {arguments}".
+std::string ResearchCallKey(const std::string& tool, const Json& args);
+
+// The search agent's tools: the sources' search tools (forwarding to the
+// literature pack, their records held in `sink`) and submit_search.
+Result<std::shared_ptr<ToolRegistry>> ResearchSearchTools(const ResearchConfig& config,
+                                                          std::shared_ptr<ResearchEvidenceSink> sink);
+
+}  // namespace medreact
+
+#endif  // MEDREACT_APPS_RESEARCH_RESEARCH_SEARCH_TOOLS_H_
