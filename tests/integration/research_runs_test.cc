@@ -321,6 +321,17 @@ TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
   const Json inputs = {{"message", testing::kResearchQuestion}};
   ASSERT_TRUE(service.store()->CreateRun({.id = "run_res", .app = "research", .inputs = inputs}).ok());
   EXPECT_THAT(PrepareResearchResume(service, "run_res", {}).status().message(), HasSubstr("no checkpoint"));
+  // A research a model played goes on with a model: the stored one, or the resume's.
+  RunState state;
+  state.trace.run_id = "run_model";
+  state.messages.push_back(Message::User(testing::kResearchQuestion));
+  state.app_state = {{"version", 1}, {"planner", "model"}};
+  ASSERT_TRUE(service.store()->CreateRun({.id = "run_model", .app = "research", .inputs = inputs}, &state).ok());
+  EXPECT_THAT(PrepareResearchResume(service, "run_model", {}).status().message(),
+              HasSubstr("has no model URL stored; give the model URL (llm_url)"));
+  ResumeSpec spec;
+  spec.model.url = "ftp://nowhere";
+  EXPECT_FALSE(PrepareResearchResume(service, "run_model", spec).ok());
 }
 
 }  // namespace
