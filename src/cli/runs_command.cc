@@ -5,7 +5,8 @@
 //                      events as JSON lines)
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
-//                      (a triage run: its result as `triage` does, runs_resume_triage.h)
+//                      (a triage run: its result as `triage` does, runs_resume_triage.h; a research
+//                      run: its report as `research` does, research_runs_cli.h)
 //   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
 //                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
 //   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
