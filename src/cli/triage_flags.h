@@ -1,6 +1,6 @@
 // Flags shared by `medreact triage` and `medreact worklist`: the model flags,
-// --planner, --no-agent and the run's limits, turned into a TriageConfig and
-// a model factory (one model per worker).
+// --planner, --no-agent and the run's limits, as the run service's
+// TriageSettings; and the printing of a triage's result.
 #ifndef MEDREACT_CLI_TRIAGE_FLAGS_H_
 #define MEDREACT_CLI_TRIAGE_FLAGS_H_
 
@@ -11,7 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/triage/triage_app.h"
+#include "apps/common/app_runner.h"
 #include "cli/model_flags.h"
+#include "service/triage_runs.h"
 
 namespace medreact::cli {
 
@@ -27,14 +29,15 @@ struct TriageFlags {
 
 void AddTriageFlags(CLI::App* command, TriageFlags* flags);
 
-struct TriageSetup {
-  TriageConfig config;  // model unset
-  // Builds a model from the flags; null when the rules planner (or no agent) is used.
-  std::function<Result<std::shared_ptr<ChatModel>>()> make_model;
-};
+// The flags as the run service's triage settings (service/triage_runs.h).
+service::TriageSettings TriageSettingsOf(const TriageFlags& flags);
 
-// InvalidArgument for --planner model without a URL, or a bad URL/protocol.
-Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags);
+// What `medreact triage` and `runs resume` print and write after a triage
+// (the trace, --out, stdout, the warnings on stderr) and its exit code: 0
+// done, 1 the investigation ended on a limit or error, a fallback with
+// `require_model`, or an output that could not be written.
+int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
+                 const std::string& who);
 
 }  // namespace medreact::cli
 
