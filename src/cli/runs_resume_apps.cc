@@ -71,6 +71,32 @@ int ResumeExtract(service::RunService& runs, const RunRecord& run, const AppResu
   return ReportExtraction(*ran, **reporter, require_model, kWho);
 }
 
+// The run's files and stdout, as every app's command writes them: the
+// trace (when there is one), the result (--out) and the result on stdout.
+// False when a file could not be written (said on stderr).
+bool WriteRunOutputs(const RunReporter& reporter, const RunTrace* trace, const std::string& result_text,
+                     const std::string& who) {
+  bool ok = true;
+  if (trace) {
+    if (Status s = reporter.WriteTrace(*trace); !s.ok()) {
+      std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
+      ok = false;
+    }
+  }
+  if (Status s = reporter.WriteResult(result_text); !s.ok()) {
+    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
+    ok = false;
+  }
+  std::cout << result_text;
+  return ok;
+}
+
+void SayInterrupted(const std::string& status, bool stored, const std::string& run_id, const std::string& who) {
+  if (stored && status == "interrupted") {
+    std::cerr << who << ": the run was interrupted; go on with it with 'medreact runs resume " << run_id << "'\n";
+  }
+}
+
 }  // namespace
 
 int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResumeFlags& flags) {
@@ -81,29 +107,39 @@ int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResum
 
 std::string NewRunId() { return "run_" + MintToolCallId().substr(5, 16); }
 
+int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
+                 const std::string& who) {
+  const TriageOutcome& outcome = ran.outcome;
+  SayInterrupted(ran.status, ran.stored, ran.run_id, who);
+  if (outcome.fell_back) {
+    std::cerr << who << ": the model never answered (" << outcome.model_failure
+              << "); the rules planner decided instead\n";
+  }
+  const bool unfinished = outcome.agent_ran && outcome.status != RunStatus::kFinished;
+  int exit_code = unfinished ? kExitRunFailed : kExitOk;
+  if (outcome.fell_back && require_model) exit_code = kExitRunFailed;
+  if (!WriteRunOutputs(reporter, outcome.trace ? &*outcome.trace : nullptr, DumpJson(outcome.result, 2) + "\n",
+                       who)) {
+    exit_code = kExitRunFailed;
+  }
+  if (unfinished) {
+    std::cerr << who << ": the investigation ended with status '" << RunStatusName(outcome.status)
+              << "'; the result uses what it found\n";
+  }
+  return ExitCodeAfterInterrupt(exit_code);
+}
+
 int ReportExtraction(const service::ExtractRan& ran, const RunReporter& reporter, bool require_model,
                      const std::string& who) {
   const ExtractionOutcome& outcome = ran.outcome;
-  if (ran.stored && ran.status == "interrupted") {
-    std::cerr << who << ": the run was interrupted; go on with it with 'medreact runs resume " << ran.run_id
-              << "'\n";
-  }
+  SayInterrupted(ran.status, ran.stored, ran.run_id, who);
   if (outcome.fell_back) {
     std::cerr << who << ": the model never answered (" << outcome.model_failure
               << "); the offline planner extracted instead\n";
   }
   int exit_code = outcome.valid ? kExitOk : kExitRunFailed;
   if (outcome.fell_back && require_model) exit_code = kExitRunFailed;
-  if (Status s = reporter.WriteTrace(outcome.trace); !s.ok()) {
-    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-    exit_code = kExitRunFailed;
-  }
-  const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (Status s = reporter.WriteResult(text); !s.ok()) {
-    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-    exit_code = kExitRunFailed;
-  }
-  std::cout << text;
+  if (!WriteRunOutputs(reporter, &outcome.trace, DumpJson(outcome.result, 2) + "\n", who)) exit_code = kExitRunFailed;
   if (!outcome.valid) {
     std::cerr << who
               << ": the answer does not validate against the schema; the best partial result "

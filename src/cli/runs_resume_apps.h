@@ -18,6 +18,7 @@
 #include "cli/model_flags.h"
 #include "service/extract_runs.h"
 #include "service/run_service.h"
+#include "service/triage_runs.h"
 #include "store/run_store.h"
 
 namespace medreact::cli {
@@ -34,6 +35,13 @@ struct AppResumeFlags {
 // Resumes a stored triage or extract run that did not end. The caller
 // checked it (service::RunService::PrepareResume: status, app, lease).
 int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResumeFlags& flags);
+
+// What `medreact triage` and `runs resume` print and write after a triage
+// (the trace, --out, stdout, the warnings on stderr) and its exit code: 0
+// done, 1 the investigation ended on a limit or error, a fallback with
+// `require_model`, or an output that could not be written.
+int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
+                 const std::string& who);
 
 // What `medreact extract` prints and writes after the run (trace, --out,
 // stdout, the warnings on stderr) and its exit code: 0 valid, 1 not valid, a

@@ -19,6 +19,7 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"

@@ -1,12 +1,7 @@
 #include "cli/triage_flags.h"
 
-#include <iostream>
-
 #include "apps/triage/triage_prompts.h"
-#include "cli/commands.h"
 #include "cli/flag_checks.h"
-#include "cli/interrupt.h"
-#include "cli/setting_flags.h"
 
 namespace medreact::cli {
 
@@ -33,39 +28,6 @@ service::TriageSettings TriageSettingsOf(const TriageFlags& flags) {
           .timeout_s = flags.timeout_s,
           .tool_timeout_s = flags.tool_timeout_s,
           .model = ModelSettingsOf(flags.model)};
-}
-
-int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
-                 const std::string& who) {
-  const TriageOutcome& outcome = ran.outcome;
-  if (ran.stored && ran.status == "interrupted") {
-    std::cerr << who << ": the run was interrupted; go on with it with 'medreact runs resume " << ran.run_id
-              << "'\n";
-  }
-  if (outcome.fell_back) {
-    std::cerr << who << ": the model never answered (" << outcome.model_failure
-              << "); the rules planner decided instead\n";
-  }
-  const bool unfinished = outcome.agent_ran && outcome.status != RunStatus::kFinished;
-  int exit_code = unfinished ? kExitRunFailed : kExitOk;
-  if (outcome.fell_back && require_model) exit_code = kExitRunFailed;
-  if (outcome.trace) {
-    if (Status s = reporter.WriteTrace(*outcome.trace); !s.ok()) {
-      std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-      exit_code = kExitRunFailed;
-    }
-  }
-  const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (Status s = reporter.WriteResult(text); !s.ok()) {
-    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-    exit_code = kExitRunFailed;
-  }
-  std::cout << text;
-  if (unfinished) {
-    std::cerr << who << ": the investigation ended with status '" << RunStatusName(outcome.status)
-              << "'; the result uses what it found\n";
-  }
-  return ExitCodeAfterInterrupt(exit_code);
 }
 
 }  // namespace medreact::cli

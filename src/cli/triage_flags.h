@@ -1,6 +1,6 @@
 // Flags shared by `medreact triage` and `medreact worklist`: the model flags,
 // --planner, --no-agent and the run's limits, as the run service's
-// TriageSettings; and the printing of a triage's result.
+// TriageSettings.
 #ifndef MEDREACT_CLI_TRIAGE_FLAGS_H_
 #define MEDREACT_CLI_TRIAGE_FLAGS_H_
 
@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/triage/triage_app.h"
-#include "apps/common/app_runner.h"
 #include "cli/model_flags.h"
 #include "service/triage_runs.h"
 
@@ -31,13 +30,6 @@ void AddTriageFlags(CLI::App* command, TriageFlags* flags);
 
 // The flags as the run service's triage settings (service/triage_runs.h).
 service::TriageSettings TriageSettingsOf(const TriageFlags& flags);
-
-// What `medreact triage` and `runs resume` print and write after a triage
-// (the trace, --out, stdout, the warnings on stderr) and its exit code: 0
-// done, 1 the investigation ended on a limit or error, a fallback with
-// `require_model`, or an output that could not be written.
-int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
-                 const std::string& who);
 
 }  // namespace medreact::cli
 
