@@ -14,6 +14,7 @@
 
 #include "testing/build_paths.h"
 #include "mockllm/mock_server.h"
+#include "testing/scripted_server.h"
 #include "service/extract_runs.h"
 #include "service/run_service.h"
 #include "service/triage_runs.h"
@@ -29,16 +30,9 @@ using mockllm::MockLlmServer;
 
 const char kFindings[] = "Filling defect in right pulmonary artery consistent with acute pulmonary embolism";
 
-struct Server {
-  explicit Server(Json script) {
-    Result<mockllm::MockScript> parsed = MockLlmServer::ParseScript(script);
-    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-    server = std::make_unique<MockLlmServer>(*parsed);
-    EXPECT_TRUE(server->Start().ok());
-  }
-  ~Server() { server->Stop(); }
-  ModelSettings model() const { return {.url = server->base_url(), .name = "mock", .max_retries = 0}; }
-  std::unique_ptr<MockLlmServer> server;
+struct Server : testing::ScriptedServer {
+  using ScriptedServer::ScriptedServer;
+  ModelSettings model() const { return {.url = url(), .name = "mock", .max_retries = 0}; }
 };
 
 Json Turn(const std::string& id, const std::string& name, const Json& args) {
