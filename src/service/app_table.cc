@@ -8,16 +8,13 @@ const std::vector<AppRow>& AppTable() {
       {.name = "chat",
        .summary = "the general agent (seed 004): any tool packs, any question",
        .resumable = true,
-       .waits_for_approval = true,
-       .resumed_by = "service"},
+       .waits_for_approval = true},
       {.name = "triage",
        .summary = "CT triage over a FHIR record (seed 001): silent failures",
-       .resumable = true,
-       .resumed_by = "service"},
+       .resumable = true},
       {.name = "extract",
        .summary = "a JSON Schema filled from a clinical note (seed 002)",
-       .resumable = true,
-       .resumed_by = "front end"},
+       .resumable = true},
       {.name = "cxr",
        .summary = "the chest X-ray agent on the graph runner (seed 000)",
        .resumable = false,
@@ -26,8 +23,7 @@ const std::vector<AppRow>& AppTable() {
                             "restored soundly; start a new cxr run"},
       {.name = "research",
        .summary = "multi-agent literature research (seed 003)",
-       .resumable = true,  // from the checkpoint after its last agent's turn (service/research_runs.h)
-       .resumed_by = "service"},
+       .resumable = true},  // from the checkpoint after its last agent's turn (service/research_runs.h)
   };
   return table;
 }

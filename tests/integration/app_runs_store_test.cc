@@ -7,8 +7,9 @@
 // resume` with the result an uninterrupted run gives (stdout and the stored
 // --out file), the store whole, no step lost and no finished tool call run
 // again; a note changed since the run is refused. cxr and research: their
-// runs are recorded with their steps, credentials stay out of the store, and
-// `runs resume` refuses them saying why.
+// runs are recorded with their steps, credentials stay out of the store;
+// `runs resume` refuses a cxr run saying why (research runs are resumed:
+// research_runs_test.cc, research_crash_test.cc).
 //
 // The extraction's script (chosen by the number of assistant turns,
 // "by_turn", each reply after `delay_ms`) goes through both answer paths the

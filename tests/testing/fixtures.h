@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "testing/build_paths.h"  // MEDREACT_SOURCE_DIR
+#include "testing/build_paths.h"
 
 namespace medreact::testing {
 

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "testing/build_paths.h"  // MEDREACT_SOURCE_DIR
+#include "testing/build_paths.h"
 
 namespace medreact::testing {
 
