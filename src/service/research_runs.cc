@@ -299,6 +299,9 @@ ResearchRun RunPreparedResearch(RunService& service, std::unique_ptr<PreparedRes
     recorder = std::make_unique<RunRecorder>(service.store(), prepared->run, hooks.warn, prepared->resumed);
   }
   ResearchRecording recording(std::move(recorder), *prepared);
+  // RunService::Cancel stops it (it ends interrupted).
+  std::shared_ptr<void> tracked =
+      recording.run_id().empty() ? nullptr : service.TrackRun(recording.run_id(), hooks.cancel);
   config.on_event = [&recording, &hooks](const ResearchEvent& e) {
     recording.Event(e);  // the store's copy first
     if (hooks.on_event) hooks.on_event(e);

@@ -65,7 +65,7 @@ struct ResearchStart {
 // A front end's hooks into one research run.
 struct ResearchHooks {
   ResearchEventSink on_event;  // every research event (after the store's copy); may be empty
-  CancellationToken cancel;    // stops it: the run ends `interrupted` and can be resumed
+  CancellationToken cancel;    // stops it (as RunService::Cancel does): the run ends `interrupted`, resumable
   std::function<void(const std::string&)> warn;  // the store failed mid-run
 };
 

@@ -296,6 +296,25 @@ TEST(ResearchRunsTest, ACancelledResearchEndsInterruptedAndGoesOnFromItsLastChec
   EXPECT_EQ(Signature(*store->Steps(id)), expected_steps);
 }
 
+TEST(ResearchRunsTest, TheServiceCancelsARunningResearch) {
+  testing::TempDir dir;
+  RunService service(Store(dir.File("runs.sqlite")));
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, RulesStart());
+  ASSERT_TRUE(prepared.ok());
+  (*prepared)->config.literature = Literature(std::make_shared<CountingTransport>());
+  int searches = 0;
+  Status cancelled = Status::Internal("never called");
+  const ResearchRun run =
+      RunPreparedResearch(service, std::move(*prepared), {.on_event = [&](const ResearchEvent& e) {
+                            if (e.type == ResearchEventType::kSearching && ++searches == 2) {
+                              cancelled = service.Cancel(service.List()->front().id);
+                            }
+                          }});
+  EXPECT_TRUE(cancelled.ok()) << cancelled.ToString();
+  EXPECT_EQ(run.status, "interrupted");
+  EXPECT_EQ(service.Cancel(run.run_id).code(), StatusCode::kNotFound);  // no longer running here
+}
+
 TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
   testing::TempDir dir;
   RunService service(Store(dir.File("runs.sqlite")));
