@@ -90,6 +90,12 @@ struct RunState {
   std::string answer_feedback;
 
   RunTrace trace;  // steps so far, started_at, model, protocol, input
+
+  // An app's own state beyond the agent loop's, null for the agent's runs.
+  // The cxr app (a graph, not the agent loop) keeps here where its graph
+  // goes on ({"graph": {"next", "steps", "state"}}) and the images the run
+  // read and made, by content hash ({"images": [...]}; service/cxr_runs.h).
+  Json app;
 };
 
 Json ToJson(const RunState& state);

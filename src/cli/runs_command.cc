@@ -5,7 +5,8 @@
 //                      events as JSON lines)
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
-//                      (a triage run: its result as `triage` does, runs_resume_triage.h)
+//                      (a triage run: its result as `triage` does, runs_resume_triage.h; a cxr
+//                      run: its answer as `cxr` does, runs_resume_cxr.h)
 //   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
 //                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
 //   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
@@ -36,6 +37,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
+#include "cli/runs_resume_cxr.h"
 #include "cli/runs_resume_triage.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
@@ -219,6 +221,11 @@ struct DecideFlags {
   std::string reviewer;  // --reviewer: who decides (default: the OS user)
 };
 
+RunOutputs OutputsOf(const ResumeFlags& flags) {
+  return {.trace_path = flags.trace_path, .events_path = flags.events_path, .verbose = flags.verbose,
+          .stream = flags.stream};
+}
+
 // The service's hooks for a run the CLI goes on with: events to the
 // reporter (--events, -v, --stream), Ctrl-C, the terminal approver.
 service::RunHooks CliHooks(RunReporter& reporter, const std::string& approval_prompt,
@@ -276,6 +283,7 @@ int RunResume(const ResumeFlags& flags) {
     return Fail(message);
   }
   if (run->app == "chat") return ContinueChatRun(flags, runs, *run);
+  if (run->app == "cxr") return ResumeCxrRun(runs, *run, flags.model, OutputsOf(flags), flags.approval_prompt);
   if (run->app == "triage") {  // runs_resume_triage.h
     const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                              .verbose = flags.verbose, .stream = flags.stream};
@@ -322,6 +330,9 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   }
   Result<RunRecord> run = (*store)->Get(id);
   if (!run.ok()) return Fail(run.status().message());
+  if (run->app == "cxr") {  // runs_resume_cxr.h
+    return ResumeCxrRun(runs, *run, flags.run.model, OutputsOf(flags.run), flags.run.approval_prompt);
+  }
   return ContinueChatRun(flags.run, runs, *run);
 }
 
