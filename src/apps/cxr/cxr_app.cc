@@ -204,11 +204,24 @@ std::vector<std::string> CxrRun::Decide(std::vector<ToolCall>& calls, StepRecord
       waiting.push_back(call.id);
     }
   }
-  if (!waiting.empty()) return waiting;  // nothing applied while a call still waits
+  if (!waiting.empty()) {  // nothing applied while a call still waits
+    for (const ToolCall& call : calls) {
+      if (std::find(waiting.begin(), waiting.end(), call.id) == waiting.end()) continue;
+      Emit({.type = EventType::kApproval, .step = rec.index, .tool_name = call.name, .tool_call_id = call.id,
+            .data = Json{{"decision", "awaiting"}}});
+    }
+    return waiting;
+  }
   for (size_t i : decided) {
     ToolCall& call = calls[i];
     const ApprovalDecision& d = approvals_.at(call.id);
     const std::string who = d.reviewer.empty() ? "" : " by " + d.reviewer;
+    Json data{{"decision", !d.approved ? "rejected" : d.arguments.empty() ? "approved" : "edited"}};
+    if (!d.reviewer.empty()) data["reviewer"] = d.reviewer;
+    if (!d.decided_at.empty()) data["decided_at"] = d.decided_at;
+    if (!d.approved && !d.reason.empty()) data["reason"] = d.reason;
+    Emit({.type = EventType::kApproval, .step = rec.index, .tool_name = call.name, .tool_call_id = call.id,
+          .data = std::move(data)});
     if (!d.approved) {
       finished[i] = ToolResultRecord{.tool_call_id = call.id,
                                      .name = call.name,
@@ -218,9 +231,13 @@ std::vector<std::string> CxrRun::Decide(std::vector<ToolCall>& calls, StepRecord
       rec.notes.push_back("call " + call.id + " (" + call.name + ") rejected" + who);
       continue;
     }
-    if (!d.arguments.empty()) call.arguments = d.arguments;
     rec.notes.push_back("call " + call.id + " (" + call.name + ") approved" + who +
-                        (d.arguments.empty() ? "" : " with edited arguments"));
+                        (d.arguments.empty() ? "" : "; run with the reviewer's arguments, the model's were " +
+                                                        call.arguments));
+    if (!d.arguments.empty()) {
+      call.arguments = d.arguments;
+      if (i < rec.assistant.tool_calls.size()) rec.assistant.tool_calls[i].arguments = d.arguments;
+    }
   }
   return waiting;
 }
