@@ -466,7 +466,8 @@ Result<std::unique_ptr<PreparedCxrResume>> PrepareCxrResume(RunService& service,
   } else {
     const ModelSettings settings = spec.model.url.empty() ? ModelFromStored(run.model, spec.model.api_key) : spec.model;
     if (settings.url.empty()) {
-      return fail(Status::InvalidArgument("run '" + run.id + "' has no model URL stored; give the model URL (llm_url)"));
+      return fail(
+          Status::InvalidArgument("run '" + run.id + "' has no model URL stored; give the model URL (llm_url)"));
     }
     Result<std::shared_ptr<ChatModel>> model = service.BuildModel(settings);
     if (!model.ok()) return fail(model.status());
@@ -483,9 +484,8 @@ CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResum
   config.approve = hooks.approve;
   RunRecorder recorder(service.store(), p->run, hooks.warn, /*resumed=*/true);
   Json kept = p->state.app.value("images", Json::array());
-  config.on_checkpoint = KeepingHook(recorder.Hook(),
-                                     std::make_shared<RunImageFolder>(RunImageFolder::ForStore(service.store()->path())),
-                                     config.tools.store, &kept, hooks.warn);
+  auto folder = std::make_shared<RunImageFolder>(RunImageFolder::ForStore(service.store()->path()));
+  config.on_checkpoint = KeepingHook(recorder.Hook(), folder, config.tools.store, &kept, hooks.warn);
   config.on_event = recorder.Events(hooks.on_event);
   CxrRunOutcome out;
   out.outcome = ResumeCxr(p->turn, config, p->state);
