@@ -6,7 +6,8 @@
 // the copy resumed to the same steps, answer and stored events as the run
 // that was not killed, without running the finished call again; a kept
 // image missing or changed refused by name; approval rules pausing an
-// endpoint call, decided (approve, reject) and continued.
+// endpoint call, decided (approve, reject, an edit checked against the
+// tool's schema) and continued; a run stopped by its token resumed.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -286,6 +287,77 @@ TEST(CxrServiceTest, AnEndpointCallWaitsForApprovalThenGoesOnWithTheDecisions) {
   EXPECT_FALSE((*steps)[0].tool_results[1].ok);  // rejected: the reason is its result
   EXPECT_THAT((*steps)[0].tool_results[1].error, HasSubstr("not needed"));
   EXPECT_THAT(::testing::PrintToString((*steps)[0].notes), HasSubstr("approved by dr.a"));
+}
+
+TEST(CxrServiceTest, AnEditIsCheckedAgainstTheToolsSchemaAndRunsWithTheReviewersArguments) {
+  Server server;
+  testing::TempDir dir;
+  RunService service(Store(dir.File("runs.sqlite")));
+  Result<std::unique_ptr<PreparedCxr>> prepared =
+      PrepareCxr(service, Settings(server, dir.File("images"), {"tool:chest_xray_segmentation"}));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  Result<CxrRunOutcome> ran = RunCxrQuestion(service, **prepared, "Is the heart enlarged?", {}, {});
+  ASSERT_TRUE(ran.ok());
+  ASSERT_EQ(ran->status, "awaiting_approval");
+  const std::string id = ran->run_id;
+  Result<DecideOutcome> bad =
+      service.Decide(id, {{.call_id = "seg1", .approve = true, .arguments = R"({"image_id": 5})"}}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("chest_xray_segmentation"));
+  Result<DecideOutcome> edited = service.Decide(
+      id, {{.call_id = "seg1", .approve = true, .arguments = R"({"image_id": "img1", "structures": ["Heart"]})"}},
+      {.identity = "dr.b"});
+  ASSERT_TRUE(edited.ok()) << edited.status().ToString();
+  Result<RunRecord> run = service.store()->Get(id);
+  ASSERT_TRUE(run.ok());
+  Result<std::unique_ptr<PreparedCxrResume>> again = PrepareCxrResume(service, *run, {}, "");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  CxrRunOutcome done = RunCxrResume(service, std::move(*again), {});
+  EXPECT_EQ(done.status, "finished") << done.outcome.error;
+  Result<std::vector<StepRecord>> steps = service.store()->Steps(id);
+  ASSERT_TRUE(steps.ok() && !steps->empty());
+  EXPECT_THAT((*steps)[0].assistant.tool_calls[1].arguments, HasSubstr("Heart"));
+  EXPECT_THAT(::testing::PrintToString((*steps)[0].notes), HasSubstr("reviewer's arguments"));
+  bool approval_event = false;
+  for (const RunEvent& e : *service.Events(id)) approval_event = approval_event || e.type == "approval";
+  EXPECT_TRUE(approval_event);
+}
+
+TEST(CxrServiceTest, AStoppedRunEndsInterruptedAndResumesWithoutRunningAFinishedCallAgain) {
+  Server server;
+  testing::TempDir dir;
+  RunService service(Store(dir.File("runs.sqlite")));
+  Result<std::unique_ptr<PreparedCxr>> prepared = PrepareCxr(service, Settings(server, dir.File("images")));
+  ASSERT_TRUE(prepared.ok());
+  CancellationToken cancel;
+  std::string first_done;
+  Result<CxrRunOutcome> ran =
+      RunCxrQuestion(service, **prepared, "Is the heart enlarged?", {}, {.on_event = [&](const Event& e) {
+                                                                            if (e.type == EventType::kToolFinished &&
+                                                                                first_done.empty()) {
+                                                                              first_done = e.tool_call_id;
+                                                                              cancel.Cancel();
+                                                                            }
+                                                                          },
+                                                                          .cancel = cancel});
+  ASSERT_TRUE(ran.ok());
+  EXPECT_EQ(ran->status, "interrupted") << ran->outcome.error;
+  EXPECT_FALSE(ran->how.fell_back);  // a stop is not a model that never answered
+  Result<RunRecord> run = service.PrepareResume(ran->run_id);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  Result<std::unique_ptr<PreparedCxrResume>> again = PrepareCxrResume(service, *run, {}, "");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  std::vector<std::string> started;
+  CxrRunOutcome done = RunCxrResume(service, std::move(*again), {.on_event = [&](const Event& e) {
+                                      if (e.type == EventType::kToolStarted) started.push_back(e.tool_call_id);
+                                    }});
+  EXPECT_EQ(done.status, "finished") << done.outcome.error;
+  EXPECT_EQ(done.outcome.answer, kAnswer);
+  EXPECT_EQ(std::count(started.begin(), started.end(), first_done), 0);
+  Result<std::vector<StepRecord>> steps = service.store()->Steps(ran->run_id);
+  ASSERT_TRUE(steps.ok());
+  ASSERT_EQ(steps->size(), 3u);
+  for (const ToolResultRecord& r : (*steps)[0].tool_results) EXPECT_TRUE(r.ok) << r.name << ": " << r.error;
 }
 
 TEST(CxrServiceTest, APackRuleIsRefusedAndMessagesNameSettings) {
