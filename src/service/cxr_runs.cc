@@ -365,6 +365,7 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
     folder = std::make_shared<RunImageFolder>(RunImageFolder::ForStore(service.store()->path()));
   }
   CxrRunOutcome out;
+  std::shared_ptr<void> live;  // this run in the service's Cancel while it runs
   auto planner = [&] { return MakeCxrPlanner(config.tools.store, p.settings.threshold); };
   out.how = RunWithFallback(
       p.model, planner, true, hooks.cancel, [&](std::shared_ptr<ChatModel> m) -> std::optional<std::string> {
@@ -380,14 +381,20 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
                         .model = offline ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
                                          : StoredModel(p.settings.model)},
               hooks.warn);
-          config.on_checkpoint =
+          std::function<void(const RunState&)> keep =
               KeepingHook(recorder->Hook(), folder, config.tools.store, &p.kept_images, hooks.warn);
+          // The run's id is known at its first checkpoint: from then on Cancel finds it.
+          config.on_checkpoint = [&service, &live, &hooks, keep = std::move(keep)](const RunState& s) {
+            if (!live && !s.trace.run_id.empty()) live = service.TrackLive(s.trace.run_id, hooks.cancel);
+            keep(s);
+          };
           config.on_event = recorder->Events(hooks.on_event);
         } else {
           config.on_checkpoint = nullptr;
           config.on_event = hooks.on_event;
         }
         out.outcome = RunCxr(turn, config);
+        live.reset();
         const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;
         const RunResult end = EndOf(out.outcome);
         out.status = StoredRunStatus(end, interrupted);
@@ -488,7 +495,9 @@ CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResum
   config.on_checkpoint = KeepingHook(recorder.Hook(), folder, config.tools.store, &kept, hooks.warn);
   config.on_event = recorder.Events(hooks.on_event);
   CxrRunOutcome out;
+  std::shared_ptr<void> live = service.TrackLive(p->run.id, hooks.cancel);
   out.outcome = ResumeCxr(p->turn, config, p->state);
+  live.reset();
   const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;
   const RunResult end = EndOf(out.outcome);
   recorder.Finish(end, interrupted);

@@ -472,6 +472,20 @@ Status RunService::Cancel(const std::string& run_id) {
   return Status::OK();
 }
 
+std::shared_ptr<void> RunService::TrackLive(const std::string& run_id, CancellationToken cancel) {
+  auto live = std::make_shared<Live>();
+  live->cancel = std::move(cancel);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_[run_id] = live;
+  }
+  return std::shared_ptr<void>(nullptr, [this, run_id, live](void*) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = live_.find(run_id);
+    if (it != live_.end() && it->second == live) live_.erase(it);
+  });
+}
+
 Result<RunView> RunService::Show(const std::string& run_id) const {
   if (Status s = NeedStore(); !s.ok()) return s;
   RunView view;

@@ -203,6 +203,9 @@ class RunService {
   // Stops a run this service is running (it ends `interrupted`). NotFound
   // when it runs no such run.
   Status Cancel(const std::string& run_id);
+  // Makes a run that an app's own service code runs (cxr_runs.h) one that
+  // Cancel stops, through `cancel`, until the returned handle is dropped.
+  std::shared_ptr<void> TrackLive(const std::string& run_id, CancellationToken cancel);
 
   Result<RunView> Show(const std::string& run_id) const;
   Result<std::vector<RunRecord>> List(const RunFilter& filter = {}) const;

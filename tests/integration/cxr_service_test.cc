@@ -331,18 +331,21 @@ TEST(CxrServiceTest, AStoppedRunEndsInterruptedAndResumesWithoutRunningAFinished
   ASSERT_TRUE(prepared.ok());
   CancellationToken cancel;
   std::string first_done;
-  Result<CxrRunOutcome> ran =
-      RunCxrQuestion(service, **prepared, "Is the heart enlarged?", {}, {.on_event = [&](const Event& e) {
-                                                                            if (e.type == EventType::kToolFinished &&
-                                                                                first_done.empty()) {
-                                                                              first_done = e.tool_call_id;
-                                                                              cancel.Cancel();
-                                                                            }
-                                                                          },
-                                                                          .cancel = cancel});
+  // Stopped through the service (as `serve` would), by the run's id.
+  RunHooks hooks{.on_event =
+                     [&](const Event& e) {
+                       if (e.type != EventType::kToolFinished || !first_done.empty()) return;
+                       first_done = e.tool_call_id;
+                       Result<std::vector<RunRecord>> running = service.List({.status = "running"});
+                       ASSERT_TRUE(running.ok() && running->size() == 1u);
+                       EXPECT_TRUE(service.Cancel((*running)[0].id).ok());
+                     },
+                 .cancel = cancel};
+  Result<CxrRunOutcome> ran = RunCxrQuestion(service, **prepared, "Is the heart enlarged?", {}, hooks);
   ASSERT_TRUE(ran.ok());
   EXPECT_EQ(ran->status, "interrupted") << ran->outcome.error;
   EXPECT_FALSE(ran->how.fell_back);  // a stop is not a model that never answered
+  EXPECT_FALSE(service.Cancel(ran->run_id).ok());  // no longer running here
   Result<RunRecord> run = service.PrepareResume(ran->run_id);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   Result<std::unique_ptr<PreparedCxrResume>> again = PrepareCxrResume(service, *run, {}, "");
