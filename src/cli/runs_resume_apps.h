@@ -5,9 +5,9 @@
 // extract resumes: its one agent run goes on from its last checkpoint (the
 // note and schema read again from their stored paths, refused when their
 // digest changed), and the result is printed, and written to the stored
-// --out path, exactly as `medreact extract` would. cxr and research are
-// recorded (row, steps, status, result) but not resumed: the run service's
-// app table (service/app_table.h) refuses them saying why.
+// --out path, exactly as `medreact extract` would. research is recorded
+// (row, steps, status, result) but not resumed: the run service's app table
+// (service/app_table.h) refuses it saying why. (cxr: runs_resume_cxr.h.)
 #ifndef MEDREACT_CLI_RUNS_RESUME_APPS_H_
 #define MEDREACT_CLI_RUNS_RESUME_APPS_H_
 
