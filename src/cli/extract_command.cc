@@ -18,7 +18,7 @@
 #include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
-#include "medreact/json_schema.h"
+#include "service/extract_runs.h"
 #include "medreact/trace.h"
 
 namespace medreact::cli {
@@ -56,83 +56,45 @@ int RunExtractCommand(const ExtractFlags& flags) {
   }
   Result<std::string> note = ReadInputFile(flags.note_path, "note");
   if (!note.ok()) return Fail("--note: " + note.status().message());
-  if (IsBlank(*note)) return Fail("--note: '" + flags.note_path + "' is empty");
   Result<std::string> schema_text = ReadInputFile(flags.schema_path, "schema", kMaxJsonConfigBytes);
   if (!schema_text.ok()) return Fail("--schema: " + schema_text.status().message());
-  Result<Json> schema = ParseJson(*schema_text);
-  if (!schema.ok()) return Fail("--schema: '" + flags.schema_path + "' is not JSON: " + schema.status().message());
-  if (!schema->is_object()) return Fail("--schema: '" + flags.schema_path + "' must hold a JSON Schema object");
-  if (Result<JsonSchema> compiled = JsonSchema::Compile(*schema); !compiled.ok()) {
-    return Fail("--schema: '" + flags.schema_path + "' is not a usable JSON Schema: " + compiled.status().message());
-  }
   const RunOutputs outputs{.trace_path = flags.trace_path,
                            .events_path = flags.events_path,
                            .result_path = flags.out_path,
                            .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
-
-  ExtractionConfig config;
-  config.max_iterations = flags.max_iterations;
-  config.tool_call_budget = flags.tool_budget;
-  config.max_validation_retries = flags.validation_retries;
-  config.timeout = SecondsToMillis(flags.timeout_s);
-  config.cancel = InstallInterruptHandlers();
-  if (!flags.corpus_dir.empty()) {
-    Result<RagIndex> index = RagIndex::Open(flags.corpus_dir, {.db_path = flags.rag_db});
-    if (!index.ok()) return Fail("--corpus: " + index.status().message());
-    for (const std::string& w : index->last_update().warnings) std::cerr << "medreact extract: --corpus: " << w << "\n";
-    config.rag = std::make_shared<RagIndex>(std::move(*index));
-  }
-  if (!flags.extras_path.empty()) {
-    Result<ExtrasFile> extras = ExtrasFile::Load(flags.extras_path);
-    if (!extras.ok()) return Fail("--extras: " + extras.status().message());
-    config.extras = std::make_shared<const ExtrasFile>(std::move(*extras));
-  }
-  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
-  if (!provider.ok()) return Fail(provider.status().message());
-  if (*provider != "rules") {  // rules: ExtractionConfig without a model
-    Result<std::shared_ptr<ChatModel>> model = MakeModel(flags.model, {});
-    if (!model.ok()) return Fail(model.status().message());
-    config.model = *model;
-  }
-  Result<std::shared_ptr<RunStore>> store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact extract: " << w << "\n"; });
+  auto warn = [](const std::string& w) { std::cerr << "medreact extract: " << WithFlagNames(w) << "\n"; };
+  // The run store: the agent run's checkpoints, for `medreact runs resume`.
+  Result<std::shared_ptr<RunStore>> store = OpenStoreForRun(flags.store, warn);
   if (!store.ok()) return Fail(store.status().message());
+  service::RunService runs(*store);
+  // Every check (the note, the schema, the limits, the corpus, the hints, the model) before any work.
+  Result<std::unique_ptr<service::PreparedExtract>> prepared =
+      service::PrepareExtract(runs, {.note = std::move(*note),
+                                     .note_path = flags.note_path,
+                                     .schema_text = std::move(*schema_text),
+                                     .schema_path = flags.schema_path,
+                                     .label = flags.label,
+                                     .corpus_dir = flags.corpus_dir,
+                                     .rag_db = flags.rag_db,
+                                     .extras_path = flags.extras_path,
+                                     .out_path = flags.out_path,
+                                     .planner = flags.planner,
+                                     .require_model = flags.require_model,
+                                     .max_iterations = flags.max_iterations,
+                                     .tool_call_budget = flags.tool_budget,
+                                     .max_validation_retries = flags.validation_retries,
+                                     .timeout_s = flags.timeout_s,
+                                     .model = ModelSettingsOf(flags.model)});
+  if (!prepared.ok()) return Fail(prepared.status().message());
+  for (const std::string& w : (*prepared)->warnings) warn(w);
+  // Last: the event log is created only once nothing can be refused any more.
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  config.on_event = (*reporter)->sink();
-  // The run store: the agent run's checkpoints, for `medreact runs resume`.
-  ExtractionInputs inputs{.note_path = flags.note_path == "-" ? "" : AbsoluteInputPath(flags.note_path),
-                          .note_digest = TextDigest(*note),
-                          .schema_path = flags.schema_path == "-" ? "" : AbsoluteInputPath(flags.schema_path),
-                          .schema_digest = TextDigest(*schema_text),
-                          .label = flags.label,
-                          .corpus_dir = AbsoluteInputPath(flags.corpus_dir),
-                          .rag_db = AbsoluteInputPath(flags.rag_db),
-                          .extras_path = AbsoluteInputPath(flags.extras_path),
-                          .out_path = AbsoluteInputPath(flags.out_path),
-                          .planner = config.model ? "model" : "rules",
-                          .require_model = flags.require_model,
-                          .max_iterations = config.max_iterations,
-                          .tool_call_budget = config.tool_call_budget,
-                          .max_validation_retries = config.max_validation_retries,
-                          .timeout = config.timeout};
-  std::unique_ptr<RunRecorder> recorder =
-      MakeRunRecorder(*store,
-                      {.app = "extract",
-                       .inputs = ExtractionInputsToJson(inputs),
-                       .model = config.model ? StoredModelJson(flags.model)
-                                             : Json{{"name", "extraction-rules-planner"}, {"protocol", "rules"}}},
-                      std::cerr, "medreact extract");
-  if (recorder) {
-    config.on_checkpoint = recorder->Hook();
-    config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy, then --events etc.
-  }
-
-  ExtractionOutcome outcome =
-      RunExtraction({.note = *note, .schema = *schema, .label = flags.label}, config);
-  FinishRecordedExtraction(recorder.get(), outcome, std::cerr, "medreact extract");
-  return ExitCodeAfterInterrupt(ReportExtraction(outcome, **reporter, flags.require_model, "medreact extract"));
+  Result<service::ExtractRan> ran = service::RunExtractPrepared(
+      runs, std::move(*prepared), {.on_event = (*reporter)->sink(), .cancel = InstallInterruptHandlers(), .warn = warn});
+  if (!ran.ok()) return Fail(ran.status().message());
+  return ReportExtraction(*ran, **reporter, flags.require_model, "medreact extract");
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 //                      events as JSON lines)
 //   resume RUN_ID      goes on with a run that did not end (killed, crashed, interrupted) from its
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
-//                      (a triage run: its result as `triage` does, runs_resume_triage.h; a cxr
-//                      run: its answer as `cxr` does, runs_resume_cxr.h)
+//                      (a triage or extract run: its result as that command does, runs_resume_apps.h;
+//                      a cxr run: its answer as `cxr` does, runs_resume_cxr.h)
 //   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
 //                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
 //   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
@@ -38,7 +38,6 @@
 #include "cli/model_flags.h"
 #include "cli/runs_resume_apps.h"
 #include "cli/runs_resume_cxr.h"
-#include "cli/runs_resume_triage.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
@@ -284,13 +283,8 @@ int RunResume(const ResumeFlags& flags) {
   }
   if (run->app == "chat") return ContinueChatRun(flags, runs, *run);
   if (run->app == "cxr") return ResumeCxrRun(runs, *run, flags.model, OutputsOf(flags), flags.approval_prompt);
-  if (run->app == "triage") {  // runs_resume_triage.h
-    const RunOutputs outputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
-                             .verbose = flags.verbose, .stream = flags.stream};
-    return ResumeTriageRun(runs, *run, flags.model, outputs);
-  }
-  // extract: runs_resume_apps.cc
-  return ResumeAppRun(*store, *run,
+  // triage, extract: runs_resume_apps.h
+  return ResumeAppRun(runs, *run,
                       {.model = flags.model,
                        .verbose = flags.verbose,
                        .stream = flags.stream,
@@ -309,14 +303,7 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   Result<service::DecideOutcome> decided =
       runs.Decide(id, {decision}, {.identity = flags.reviewer.empty() ? OsUserName() : flags.reviewer});
   if (!decided.ok()) {
-    std::string message = decided.status().message();
-    // The service's words for this command's flags.
-    if (message.rfind("the arguments for ", 0) == 0) message.replace(0, 18, "--args for ");
-    const std::string one_call = "edited arguments are for one call: name it";
-    if (message.rfind(one_call, 0) == 0) {
-      message.replace(0, one_call.size(), "--args edits one call: name it with --call");
-    }
-    return Fail(message);
+    return Fail(decided.status().message());  // Fail names the flags (--args, --call)
   }
   auto names = [](const std::vector<std::string>& ids) {
     std::string out;

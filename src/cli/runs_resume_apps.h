@@ -1,24 +1,24 @@
-// The run store for `medreact extract`, `cxr` and `research` (issue 14): what
-// `medreact runs resume` does with their runs, and the parts of recording
-// and output that the commands share with their resume.
+// `medreact runs resume` for the apps besides chat (triage, extract): flags →
+// the run service (service/triage_runs.h, service/extract_runs.h) →
+// printing, as the app's own command prints. Also the printing that
+// `medreact extract` shares with its resume.
 //
-// extract resumes: its one agent run goes on from its last checkpoint (the
-// note and schema read again from their stored paths, refused when their
-// digest changed), and the result is printed, and written to the stored
-// --out path, exactly as `medreact extract` would. research is recorded
-// (row, steps, status, result) but not resumed: the run service's app table
-// (service/app_table.h) refuses it saying why. (cxr: runs_resume_cxr.h.)
+// A triage run: its result JSON as `medreact triage` prints it. A worklist's
+// case is refused (its worklist's `--resume` goes on with it and writes its
+// result into the worklist's folder). An extract run: the note and schema
+// read again from their stored paths (refused when changed), the result
+// printed and written to the stored --out path, as `medreact extract` would.
+// Exit codes as the app's own command.
 #ifndef MEDREACT_CLI_RUNS_RESUME_APPS_H_
 #define MEDREACT_CLI_RUNS_RESUME_APPS_H_
 
-#include <memory>
-#include <ostream>
 #include <string>
 
 #include "apps/common/app_runner.h"
-#include "apps/extract/extract_app.h"
 #include "cli/model_flags.h"
-#include "store/run_recorder.h"
+#include "service/extract_runs.h"
+#include "service/run_service.h"
+#include "service/triage_runs.h"
 #include "store/run_store.h"
 
 namespace medreact::cli {
@@ -32,28 +32,22 @@ struct AppResumeFlags {
   std::string events_path;  // --events
 };
 
-// Resumes a stored extract run that did not end. The caller checked it
-// (service::RunService::PrepareResume: status, app, lease). Exit codes as
-// the app's own command.
-int ResumeAppRun(const std::shared_ptr<RunStore>& store, const RunRecord& run, const AppResumeFlags& flags);
+// Resumes a stored triage or extract run that did not end. The caller
+// checked it (service::RunService::PrepareResume: status, app, lease).
+int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResumeFlags& flags);
 
-// Records the end of an extraction's row: the final status (interrupted
-// when a signal stopped it), the first agent run's steps, and as result the
-// extraction's JSON (answer and final_fields) with its validity.
-void FinishRecordedExtraction(RunRecorder* recorder, const ExtractionOutcome& outcome, std::ostream& err,
-                              const std::string& who);
+// What `medreact triage` and `runs resume` print and write after a triage
+// (the trace, --out, stdout, the warnings on stderr) and its exit code: 0
+// done, 1 the investigation ended on a limit or error, a fallback with
+// `require_model`, or an output that could not be written.
+int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, bool require_model,
+                 const std::string& who);
 
 // What `medreact extract` prints and writes after the run (trace, --out,
-// stdout, the warnings on stderr) and its exit code (before the interrupt
-// rule): 0 valid, 1 not valid, a fallback with `require_model`, or an
-// output that could not be written.
-int ReportExtraction(const ExtractionOutcome& outcome, const RunReporter& reporter, bool require_model,
+// stdout, the warnings on stderr) and its exit code: 0 valid, 1 not valid, a
+// fallback with `require_model`, or an output that could not be written.
+int ReportExtraction(const service::ExtractRan& ran, const RunReporter& reporter, bool require_model,
                      const std::string& who);
-
-// A path as the user gave it, made absolute (lexically: the file may be gone
-// by the time a resume reads it, which then fails naming it); "" and "-"
-// stay as they are.
-std::string AbsoluteInputPath(const std::string& path);
 
 // A new run id in the engine's form ("run_" + 16 characters), for the runs an
 // app records without an Agent of its own (research).

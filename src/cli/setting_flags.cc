@@ -11,6 +11,21 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"planner", "--planner"},
       // Run store (store_flags.cc).
       {"store", "--store"},
+      // Approval decisions (runs approve/reject).
+      {"arguments", "--args"},
+      {"call_id", "--call"},
+      // Triage and worklist (triage_command.cc, worklist_command.cc).
+      {"findings", "--findings or --findings-file"},
+      {"base_priority", "--base-priority"},
+      {"as_of", "--as-of"},
+      {"max_steps", "--max-steps"},
+      {"timeout", "--timeout"},
+      {"tool_timeout", "--tool-timeout"},
+      {"out_dir", "--out"},
+      {"concurrency", "--concurrency"},
+      // Extraction (extract_command.cc).
+      {"note_path", "--note"},
+      {"schema_path", "--schema"},
       // Output files (every app's RunOutputs).
       {"trace_path", "--trace"},
       {"result_path", "--out"},

@@ -19,9 +19,11 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
+#include "service/triage_runs.h"
 #include "medreact/trace.h"
 
 namespace medreact::cli {
@@ -55,74 +57,32 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
     if (!text.ok()) return Fail(text.status().message());
     findings = *text;
   }
-  if (IsBlank(findings)) return Fail("the findings are empty");
   const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
-  while (!findings.empty() && (findings.back() == '\n' || findings.back() == '\r')) findings.pop_back();
-
-  Result<FhirStore> store = FhirStore::LoadFile(flags.fhir_path);
-  if (!store.ok()) return Fail(store.status().message());
-  if (!flags.as_of.empty()) {
-    if (Status s = store->SetAsOf(flags.as_of); !s.ok()) return Fail("--as-of: " + s.message());
-  }
-  Result<TriageSetup> setup = MakeTriageSetup(flags.triage);
-  if (!setup.ok()) return Fail(setup.status().message());
-  TriageConfig config = setup->config;
-  config.cancel = InstallInterruptHandlers();
-  if (setup->make_model) {
-    Result<std::shared_ptr<ChatModel>> model = setup->make_model();
-    if (!model.ok()) return Fail(model.status().message());
-    config.model = *model;
-  }
+  const service::TriageSettings settings = TriageSettingsOf(flags.triage);
+  auto warn = [](const std::string& w) { std::cerr << "medreact triage: " << WithFlagNames(w) << "\n"; };
   // Only a model's investigation is recorded (see the header).
   Result<std::shared_ptr<RunStore>> run_store = std::shared_ptr<RunStore>();
-  if (config.model && config.agent) {
-    run_store =
-        OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact triage: " << w << "\n"; });
+  if (service::TriageIsRecorded(settings)) {
+    run_store = OpenStoreForRun(flags.store, warn);
     if (!run_store.ok()) return Fail(run_store.status().message());
   } else if (flags.store.no_store && !flags.store.path.empty()) {
     return Fail("give either --store or --no-store, not both");
   }
+  service::RunService runs(*run_store);
+  // Every check (the findings, the record, the planner and its model) before any work.
+  Result<std::unique_ptr<service::PreparedTriage>> prepared =
+      service::PrepareTriage(runs, {.fhir_path = flags.fhir_path,
+                                    .findings = findings,
+                                    .base_priority = flags.base_priority,
+                                    .as_of = flags.as_of,
+                                    .settings = settings});
+  if (!prepared.ok()) return Fail(prepared.status().message());
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  config.on_event = (*reporter)->sink();
-  const TriageCase triage_case{.findings = findings, .base_priority = flags.base_priority};
-  std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
-      *run_store,
-      {.app = "triage",
-       .inputs = TriageInputsToJson(MakeTriageInputs(flags.fhir_path, flags.as_of, triage_case, config)),
-       .model = StoredModelJson(flags.triage.model)},
-      std::cerr, "medreact triage");
-  if (recorder) {
-    config.on_checkpoint = recorder->Hook();
-    config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy, then --events etc.
-  }
-
-  TriageOutcome outcome = RunTriage(std::make_shared<const FhirStore>(std::move(store).value()), triage_case, config);
-  if (outcome.model_run) FinishRecordedRun(recorder.get(), *outcome.model_run, std::cerr, "medreact triage");
-  if (outcome.fell_back) {
-    std::cerr << "medreact triage: the model never answered (" << outcome.model_failure
-              << "); the rules planner decided instead\n";
-  }
-  int exit_code = outcome.agent_ran && outcome.status != RunStatus::kFinished ? kExitRunFailed : kExitOk;
-  if (outcome.fell_back && flags.triage.require_model) exit_code = kExitRunFailed;
-  if (outcome.trace) {
-    if (Status s = (*reporter)->WriteTrace(*outcome.trace); !s.ok()) {
-      std::cerr << "medreact triage: " << s.message() << "\n";
-      exit_code = kExitRunFailed;
-    }
-  }
-  const std::string text = DumpJson(outcome.result, 2) + "\n";
-  if (Status s = (*reporter)->WriteResult(text); !s.ok()) {
-    std::cerr << "medreact triage: " << s.message() << "\n";
-    exit_code = kExitRunFailed;
-  }
-  std::cout << text;
-  if (outcome.agent_ran && outcome.status != RunStatus::kFinished) {
-    std::cerr << "medreact triage: the investigation ended with status '" << RunStatusName(outcome.status)
-              << "'; the result uses what it found\n";
-  }
-  return ExitCodeAfterInterrupt(exit_code);
+  const service::TriageRan ran = service::RunTriagePrepared(
+      runs, std::move(*prepared), {.on_event = (*reporter)->sink(), .cancel = InstallInterruptHandlers(), .warn = warn});
+  return ReportTriage(ran, **reporter, flags.triage.require_model, "medreact triage");
 }
 
 }  // namespace

@@ -21,22 +21,13 @@ void AddTriageFlags(CLI::App* command, TriageFlags* flags) {
                     "(the result is still written, marked 'rules (fallback)')");
 }
 
-Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags) {
-  TriageSetup setup;
-  setup.config.agent = !flags.no_agent;
-  setup.config.max_steps = flags.max_steps;
-  setup.config.timeout = SecondsToMillis(flags.timeout_s);
-  setup.config.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
-  if (flags.no_agent) return setup;
-  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
-  if (!provider.ok()) return provider.status();
-  if (*provider == "rules") return setup;  // TriageConfig without a model: the rules planner
-  const AppModelParts parts;
-  // Validate once, so a bad URL or protocol is bad usage, not a failure per case.
-  if (auto probe = MakeModel(flags.model, parts); !probe.ok()) return probe.status();
-  ModelFlags model_flags = flags.model;
-  setup.make_model = [model_flags, parts] { return MakeModel(model_flags, parts); };
-  return setup;
+service::TriageSettings TriageSettingsOf(const TriageFlags& flags) {
+  return {.planner = flags.planner,
+          .agent = !flags.no_agent,
+          .max_steps = flags.max_steps,
+          .timeout_s = flags.timeout_s,
+          .tool_timeout_s = flags.tool_timeout_s,
+          .model = ModelSettingsOf(flags.model)};
 }
 
 }  // namespace medreact::cli

@@ -1,6 +1,6 @@
 // Flags shared by `medreact triage` and `medreact worklist`: the model flags,
-// --planner, --no-agent and the run's limits, turned into a TriageConfig and
-// a model factory (one model per worker).
+// --planner, --no-agent and the run's limits, as the run service's
+// TriageSettings.
 #ifndef MEDREACT_CLI_TRIAGE_FLAGS_H_
 #define MEDREACT_CLI_TRIAGE_FLAGS_H_
 
@@ -12,6 +12,7 @@
 
 #include "apps/triage/triage_app.h"
 #include "cli/model_flags.h"
+#include "service/triage_runs.h"
 
 namespace medreact::cli {
 
@@ -27,14 +28,8 @@ struct TriageFlags {
 
 void AddTriageFlags(CLI::App* command, TriageFlags* flags);
 
-struct TriageSetup {
-  TriageConfig config;  // model unset
-  // Builds a model from the flags; null when the rules planner (or no agent) is used.
-  std::function<Result<std::shared_ptr<ChatModel>>()> make_model;
-};
-
-// InvalidArgument for --planner model without a URL, or a bad URL/protocol.
-Result<TriageSetup> MakeTriageSetup(const TriageFlags& flags);
+// The flags as the run service's triage settings (service/triage_runs.h).
+service::TriageSettings TriageSettingsOf(const TriageFlags& flags);
 
 }  // namespace medreact::cli
 

@@ -12,11 +12,9 @@
 // --no-store it still skips finished cases, and cut ones start over. Without
 // --resume every case is triaged, as before. --events FILE writes every
 // case's events as JSON lines, each with its "case".
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <mutex>
 
@@ -26,6 +24,7 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
+#include "service/triage_runs.h"
 #include "core/file_io.h"
 
 namespace medreact::cli {
@@ -70,72 +69,37 @@ class CaseEventLog {
 };
 
 int RunWorklistCommand(const WorklistFlags& flags) {
-  Result<std::vector<std::string>> cases = ListWorklistCases(flags.dir, flags.out_dir);
-  if (!cases.ok()) {
-    std::cerr << "medreact worklist: " << cases.status().message() << "\n";
+  auto fail = [](const std::string& message) {
+    std::cerr << "medreact worklist: " << WithFlagNames(message) << "\n";
     return kExitBadInput;
-  }
-  Result<TriageSetup> setup = MakeTriageSetup(flags.triage);
-  if (!setup.ok()) {
-    std::cerr << "medreact worklist: " << WithFlagNames(setup.status().message()) << "\n";
-    return kExitBadInput;
-  }
-  if (!flags.out_dir.empty()) {  // checked before any case runs
-    struct stat st {};
-    if (::stat(flags.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-      std::cerr << "medreact worklist: --out '" << flags.out_dir << "' exists and is not a folder\n";
-      return kExitBadInput;
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(flags.out_dir, ec);
-    if (ec || ::access(flags.out_dir.c_str(), W_OK) != 0) {
-      std::cerr << "medreact worklist: cannot write to --out '" << flags.out_dir << "'"
-                << (ec ? ": " + ec.message() : "") << "\n";
-      return kExitBadInput;
-    }
-  }
-  if (flags.resume && flags.out_dir.empty()) {
-    std::cerr << "medreact worklist: --resume needs --out (the folder of the earlier run)\n";
-    return kExitBadInput;
-  }
+  };
   if (!flags.events_path.empty()) {
-    if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) {
-      std::cerr << "medreact worklist: " << s.message() << "\n";
-      return kExitBadInput;
-    }
+    if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) return fail(s.message());
   }
   auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << WithFlagNames(w) << "\n"; };
+  const service::TriageSettings settings = TriageSettingsOf(flags.triage);
   // Only a model's investigations are recorded (triage_app.h).
   Result<std::shared_ptr<RunStore>> store = std::shared_ptr<RunStore>();
-  if (setup->make_model) {
+  if (service::TriageIsRecorded(settings)) {
     store = OpenStoreForRun(flags.store, warn);
   } else if (flags.store.no_store && !flags.store.path.empty()) {
     store = Status::InvalidArgument("give either --store or --no-store, not both");
   }
-  if (!store.ok()) {
-    std::cerr << "medreact worklist: " << WithFlagNames(store.status().message()) << "\n";
-    return kExitBadInput;
-  }
+  if (!store.ok()) return fail(store.status().message());
+  service::RunService runs(*store);
+  // Every check (the cases, the output folder, the planner and its model) before any case runs.
+  Result<std::unique_ptr<service::PreparedWorklist>> prepared = service::PrepareWorklist(
+      runs, {.dir = flags.dir, .out_dir = flags.out_dir, .concurrency = flags.concurrency, .resume = flags.resume,
+             .settings = settings});
+  if (!prepared.ok()) return fail(prepared.status().message());
   auto events = std::make_shared<CaseEventLog>();
   if (!flags.events_path.empty()) {  // last: nothing can be refused any more
-    if (Status s = events->Open(flags.events_path); !s.ok()) {
-      std::cerr << "medreact worklist: " << s.message() << "\n";
-      return kExitBadInput;
-    }
+    if (Status s = events->Open(flags.events_path); !s.ok()) return fail(s.message());
   }
-  WorklistOptions options;
-  options.concurrency = flags.concurrency;
-  options.resume = flags.resume;
-  options.store = *store;
-  if (setup->make_model) options.model_identity = StoredModelJson(flags.triage.model);
-  options.on_warning = warn;
+  WorklistOptions& options = (*prepared)->options;
   if (!flags.events_path.empty()) {
     options.on_case_event = [events](const std::string& name, const Event& e) { events->Write(name, e); };
   }
-  options.make_model = setup->make_model;
-  options.triage = setup->config;
-  options.triage.cancel = InstallInterruptHandlers();
-  options.out_dir = flags.out_dir;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   if (!flags.quiet) {
     options.on_case_done = [terminal](const WorklistCaseResult& c, size_t done, size_t total) {
@@ -152,7 +116,8 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     };
   }
 
-  WorklistReport report = RunWorklist(flags.dir, *cases, options);
+  WorklistReport report =
+      service::RunWorklistPrepared(runs, std::move(*prepared), {.cancel = InstallInterruptHandlers(), .warn = warn});
   if (flags.json) {
     std::cout << DumpJson(WorklistJson(report), 2) << "\n";
   } else {

@@ -180,4 +180,11 @@ Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view wha
   return file;
 }
 
+std::string AbsoluteInputPath(const std::string& path) {
+  if (path.empty() || path == "-") return path;
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 }  // namespace medreact

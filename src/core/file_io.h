@@ -40,6 +40,11 @@ Result<std::string> ReadUserFile(const std::string& path, std::string_view what,
 // Everything left on `stream` (standard input), up to `max_bytes`.
 Result<std::string> ReadUserStream(std::FILE* stream, std::string_view what, size_t max_bytes);
 
+// A path as the user gave it, made absolute (lexically: the file may be gone
+// by the time a resume reads it, which then fails naming it), for a run's
+// stored inputs; "" and "-" stay as they are.
+std::string AbsoluteInputPath(const std::string& path);
+
 // Replaces `path` with `text` atomically, mode 0600. Creates no folders.
 // InvalidArgument naming the path when it is a folder or its folder does not
 // exist or is not writable.

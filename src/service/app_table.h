@@ -19,10 +19,10 @@ struct AppRow {
   std::string not_resumable_why;
   // Its calls can wait for approval (AgentOptions::needs_approval).
   bool waits_for_approval = false;
-  // Where its resume runs: "service" (RunService::Resume) or "front end"
-  // (the front end still assembles it: triage, extract).
-  std::string resumed_by;
 };
+// Each app's runs are started and resumed by its part of the service:
+// chat by RunService itself, triage and worklists by triage_runs.h, extract
+// by extract_runs.h; PrepareResume checks a resume against this table first.
 
 // Every app, in the order `medreact --help` lists them.
 const std::vector<AppRow>& AppTable();

@@ -51,15 +51,6 @@ Result<std::string> PrepareImageDir(const std::string& requested) {
   return requested;
 }
 
-// A path as the user gave it, made absolute (lexically: the file may be gone
-// by the time a resume reads it); "" stays "".
-std::string Absolute(const std::string& path) {
-  if (path.empty()) return path;
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 // The endpoints and the vision model of the settings: the toolbox's network side.
 struct Toolbox {
   imaging::ImagingEndpoints endpoints;
@@ -124,7 +115,7 @@ Status ApplyCxrRules(const std::vector<std::string>& rules, CxrConfig& config) {
 Json CxrInputs(const PreparedCxr& p, const std::string& question) {
   const CxrSettings& s = p.settings;
   Json images = Json::array();
-  for (const std::string& path : s.images) images.push_back(Absolute(path));
+  for (const std::string& path : s.images) images.push_back(AbsoluteInputPath(path));
   Json errors = Json::array();
   for (const auto& [path, why] : p.image_errors) errors.push_back({{"file", path}, {"error", why}});
   return Json{{"message", question},
@@ -136,9 +127,9 @@ Json CxrInputs(const PreparedCxr& p, const std::string& question) {
                {{"classifier", UrlForStore(p.endpoints.classifier_url)},
                 {"segmentation", UrlForStore(p.endpoints.segmentation_url)},
                 {"grounding", UrlForStore(p.endpoints.grounding_url)}}},
-              {"system_prompt", Absolute(s.system_prompt_file)},
-              {"image_dir", Absolute(p.image_dir)},
-              {"out", Absolute(s.out_path)},
+              {"system_prompt", AbsoluteInputPath(s.system_prompt_file)},
+              {"image_dir", AbsoluteInputPath(p.image_dir)},
+              {"out", AbsoluteInputPath(s.out_path)},
               {"require_approval", p.rules},
               {"options",
                {{"max_steps", s.max_steps},
@@ -385,7 +376,7 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
               KeepingHook(recorder->Hook(), folder, config.tools.store, &p.kept_images, hooks.warn);
           // The run's id is known at its first checkpoint: from then on Cancel finds it.
           config.on_checkpoint = [&service, &live, &hooks, keep = std::move(keep)](const RunState& s) {
-            if (!live && !s.trace.run_id.empty()) live = service.TrackLive(s.trace.run_id, hooks.cancel);
+            if (!live && !s.trace.run_id.empty()) live = service.TrackRun(s.trace.run_id, hooks.cancel);
             keep(s);
           };
           config.on_event = recorder->Events(hooks.on_event);
@@ -495,7 +486,7 @@ CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResum
   config.on_checkpoint = KeepingHook(recorder.Hook(), folder, config.tools.store, &kept, hooks.warn);
   config.on_event = recorder.Events(hooks.on_event);
   CxrRunOutcome out;
-  std::shared_ptr<void> live = service.TrackLive(p->run.id, hooks.cancel);
+  std::shared_ptr<void> live = service.TrackRun(p->run.id, hooks.cancel);
   out.outcome = ResumeCxr(p->turn, config, p->state);
   live.reset();
   const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;

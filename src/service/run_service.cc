@@ -316,67 +316,6 @@ Result<RunOutcome> RunService::RunChatFrom(const RunRecord& run, const ChatInput
   return out;
 }
 
-Result<std::unique_ptr<PreparedTriage>> RunService::PrepareTriageResume(const std::string& run_id,
-                                                                      const ResumeSpec& spec) {
-  if (Status s = NeedStore(); !s.ok()) return s;
-  auto prepared = std::make_unique<PreparedTriage>();
-  Result<RunRecord> run = store_->Get(run_id);
-  if (!run.ok()) return run.status();
-  if (run->app != "triage") return Status::InvalidArgument("run '" + run_id + "' is not a triage run");
-  prepared->run = std::move(*run);
-  Result<TriageInputs> inputs = TriageInputsFromJson(prepared->run.inputs);
-  if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
-  prepared->inputs = std::move(*inputs);
-  if (!prepared->inputs.worklist_dir.empty()) {
-    return Status::FailedPrecondition("run '" + run_id + "' is case '" + Printable(prepared->inputs.case_name) +
-                                      "' of the worklist '" + Printable(prepared->inputs.worklist_dir) +
-                                      "'; that worklist's resume goes on with it and writes its result there");
-  }
-  Result<std::optional<RunState>> state = store_->LatestState(run_id);
-  if (!state.ok()) return state.status();
-  if (!state->has_value()) return Status::FailedPrecondition("run '" + run_id + "' has no checkpoint to resume from");
-  prepared->state = std::move(**state);
-  // The model: the spec's when it names one, else the stored one.
-  const ModelSettings settings =
-      spec.model.url.empty() ? ModelFromStored(prepared->run.model, spec.model.api_key) : spec.model;
-  if (settings.url.empty()) {
-    return Status::InvalidArgument("run '" + run_id + "' has no model URL stored; give the model URL (llm_url)");
-  }
-  Result<FhirStore> record = FhirStore::LoadFile(prepared->inputs.fhir_path);
-  if (!record.ok()) return Status::InvalidArgument("run '" + run_id + "': " + record.status().message());
-  if (!prepared->inputs.as_of.empty()) {
-    if (Status s = record->SetAsOf(prepared->inputs.as_of); !s.ok()) {
-      return Status::InvalidArgument("run '" + run_id + "': as_of: " + s.message());
-    }
-  }
-  prepared->record = std::make_shared<const FhirStore>(std::move(record).value());
-  Result<std::shared_ptr<ChatModel>> model = BuildModel(settings);
-  if (!model.ok()) return model.status();
-  prepared->model = std::move(*model);
-  return prepared;
-}
-
-TriageResumed RunService::RunTriageResume(std::unique_ptr<PreparedTriage> prepared, const RunHooks& hooks) {
-  TriageConfig config;
-  ApplyTriageLimits(prepared->inputs, config);
-  config.model = prepared->model;
-  config.cancel = hooks.cancel;
-  RunRecorder recorder(store_, prepared->run, hooks.warn, /*resumed=*/true);
-  config.on_checkpoint = recorder.Hook();
-  config.on_event = recorder.Events(hooks.on_event);
-  TriageResumed out;
-  out.outcome = ResumeTriage(prepared->record, TriageCaseOf(prepared->inputs), config, prepared->state);
-  out.status = RunStatusName(out.outcome.status);
-  if (out.outcome.model_run) {
-    const bool interrupted = hooks.cancel.cancelled() && out.outcome.model_run->status == RunStatus::kError;
-    recorder.Finish(*out.outcome.model_run, interrupted);
-    out.status = StoredRunStatus(*out.outcome.model_run, interrupted);
-  }
-  // The record was read from its absolute path; the result names it as the triage did.
-  out.outcome.result["record"]["source"] = prepared->inputs.record_source;
-  return out;
-}
-
 Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
                                          const Reviewer& reviewer) {
   if (Status s = NeedStore(); !s.ok()) return s;
@@ -421,8 +360,8 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
       std::erase_if(targets, [&](const std::string& c) { return state.approvals.count(c) > 0; });
     }
     if (!d.arguments.empty() && targets.size() != 1) {
-      return fail(Status::InvalidArgument("edited arguments are for one call: name it (waiting: " + Names(waiting) +
-                                          ")"));
+      return fail(Status::InvalidArgument("edited arguments (arguments) are for one call: name it (call_id); waiting: " +
+                                          Names(waiting)));
     }
     for (const std::string& call_id : targets) {
       ApprovalDecision decision{.approved = d.approve,
@@ -444,7 +383,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
         const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
         Result<Json> valid = tools->ValidateArguments(tool, d.arguments);
         if (!valid.ok()) {
-          return fail(Status::InvalidArgument("the arguments for " + Printable(tool) + ": " +
+          return fail(Status::InvalidArgument("the edited arguments (arguments) for " + Printable(tool) + ": " +
                                               valid.status().message()));
         }
         decision.arguments = DumpJson(*valid);
@@ -472,14 +411,14 @@ Status RunService::Cancel(const std::string& run_id) {
   return Status::OK();
 }
 
-std::shared_ptr<void> RunService::TrackLive(const std::string& run_id, CancellationToken cancel) {
+std::shared_ptr<void> RunService::TrackRun(const std::string& run_id, const CancellationToken& cancel) {
   auto live = std::make_shared<Live>();
-  live->cancel = std::move(cancel);
+  live->cancel = cancel;
   {
     std::lock_guard<std::mutex> lock(mu_);
     live_[run_id] = live;
   }
-  return std::shared_ptr<void>(nullptr, [this, run_id, live](void*) {
+  return std::shared_ptr<void>(live.get(), [this, run_id, live](void*) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = live_.find(run_id);
     if (it != live_.end() && it->second == live) live_.erase(it);

@@ -41,7 +41,6 @@
 #include <vector>
 
 #include "apps/chat/chat_app.h"
-#include "apps/triage/triage_app.h"
 #include "medreact/agent.h"
 #include "medreact/cancel.h"
 #include "medreact/events.h"
@@ -106,21 +105,6 @@ struct PreparedChat {
   std::vector<Message> history;
 };
 
-// A stored triage run checked and rebuilt, ready to go on (PrepareTriageResume).
-struct PreparedTriage {
-  RunRecord run;
-  TriageInputs inputs;
-  RunState state;  // its last checkpoint
-  std::shared_ptr<const FhirStore> record;
-  std::shared_ptr<ChatModel> model;
-};
-// What a resumed triage gives: the triage's outcome (its result JSON, the
-// model run, the trace) and the run's stored status.
-struct TriageResumed {
-  TriageOutcome outcome;
-  std::string status;
-};
-
 struct RunOutcome {
   std::string run_id;
   std::string status;  // as stored: finished, interrupted, awaiting_approval, error, ...
@@ -182,14 +166,6 @@ class RunService {
   // Resumes a chat run (PrepareResume first) from its last checkpoint.
   Result<RunOutcome> Resume(const std::string& run_id, const ResumeSpec& spec, const RunHooks& hooks);
 
-  // A triage run (after PrepareResume): every check and every input read
-  // again (the inputs, its checkpoint, the record, the model) before any
-  // work. FailedPrecondition for a worklist's case (its worklist's resume
-  // goes on with it and writes its result there).
-  Result<std::unique_ptr<PreparedTriage>> PrepareTriageResume(const std::string& run_id, const ResumeSpec& spec);
-  // Goes on with a prepared triage from its checkpoint, recording it.
-  TriageResumed RunTriageResume(std::unique_ptr<PreparedTriage> prepared, const RunHooks& hooks);
-
   // Decides waiting calls of a paused run and stores the decisions (with
   // `reviewer` and the time) before anything runs. FailedPrecondition when
   // the run is not paused; InvalidArgument for a call that is not waiting,
@@ -203,9 +179,9 @@ class RunService {
   // Stops a run this service is running (it ends `interrupted`). NotFound
   // when it runs no such run.
   Status Cancel(const std::string& run_id);
-  // Makes a run that an app's own service code runs (cxr_runs.h) one that
-  // Cancel stops, through `cancel`, until the returned handle is dropped.
-  std::shared_ptr<void> TrackLive(const std::string& run_id, CancellationToken cancel);
+  // Makes a run that an app's runner (triage_runs.h, ...) runs here
+  // cancellable by Cancel with `cancel`, until the returned guard is dropped.
+  [[nodiscard]] std::shared_ptr<void> TrackRun(const std::string& run_id, const CancellationToken& cancel);
 
   Result<RunView> Show(const std::string& run_id) const;
   Result<std::vector<RunRecord>> List(const RunFilter& filter = {}) const;

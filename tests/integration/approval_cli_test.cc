@@ -167,7 +167,7 @@ TEST(ApprovalCliTest, EditedArgumentsAreCheckedThenRun) {
   ProcessResult bad =
       RunCommand({MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--args", R"({"expr": 1})"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_THAT(bad.err, HasSubstr("--args for calculator"));
+  EXPECT_THAT(bad.err, HasSubstr("edited arguments (--args) for calculator"));
   EXPECT_EQ(RunStatus(store, id), "awaiting_approval");
   ProcessResult no_json = RunCommand({MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--args", "6*7"});
   EXPECT_EQ(no_json.exit_code, 2);
@@ -191,7 +191,7 @@ TEST(ApprovalCliTest, DecidingOneOfTwoCallsLeavesTheRunWaitingForTheOther) {
   ProcessResult both_args =
       RunCommand({MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--args", R"({"expression": "1"})"});
   EXPECT_EQ(both_args.exit_code, 2);
-  EXPECT_THAT(both_args.err, HasSubstr("name it with --call"));
+  EXPECT_THAT(both_args.err, HasSubstr("name it (--call)"));
   ProcessResult unknown = RunCommand({MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--call", "call_z"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("waiting: call_a, call_b"));

@@ -9,6 +9,7 @@
 #include "llm/context_fit.h"
 #include "medreact/model_factory.h"
 #include "mockllm/mock_server.h"
+#include "testing/scripted_server.h"
 
 namespace medreact {
 namespace {
@@ -68,16 +69,7 @@ TEST(ContextFitTest, WhatCannotFitIsRefusedWithTheNumbers) {
   EXPECT_THAT(s.message(), HasSubstr("--ctx-size"));
 }
 
-struct Server {
-  explicit Server(Json script) {
-    Result<mockllm::MockScript> parsed = mockllm::MockLlmServer::ParseScript(script);
-    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-    server = std::make_unique<mockllm::MockLlmServer>(*parsed);
-    EXPECT_TRUE(server->Start().ok());
-  }
-  ~Server() { server->Stop(); }
-  std::unique_ptr<mockllm::MockLlmServer> server;
-};
+using Server = testing::ScriptedServer;
 
 Json OneReply() { return Json::array({{{"message", {{"content", "ok"}}}}}); }
 

@@ -20,6 +20,7 @@
 
 #include "medreact/http.h"
 #include "mockllm/mock_server.h"
+#include "testing/scripted_server.h"
 #include "service/app_table.h"
 #include "service/run_service.h"
 #include "store/run_store.h"
@@ -34,18 +35,7 @@ using ::testing::HasSubstr;
 using mockllm::MockLlmServer;
 using namespace std::chrono_literals;
 
-struct Server {
-  explicit Server(Json script) {
-    Result<mockllm::MockScript> parsed = MockLlmServer::ParseScript(script);
-    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-    server = std::make_unique<MockLlmServer>(*parsed);
-    EXPECT_TRUE(server->Start().ok());
-  }
-  ~Server() { server->Stop(); }
-  std::string url() const { return server->base_url(); }
-  size_t chat_requests() const { return server->requests().size(); }
-  std::unique_ptr<MockLlmServer> server;
-};
+using Server = testing::ScriptedServer;
 
 Json Call(const std::string& id, const std::string& expression) {
   return {{"message", {{"content", nullptr},

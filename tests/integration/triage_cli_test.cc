@@ -77,7 +77,7 @@ TEST(TriageCliTest, BadInputExitsTwoAndWritesNothing) {
   const std::vector<Case> cases = {
       {{"--fhir", fhir}, "exactly one of --findings"},
       {{"--fhir", fhir, "--findings", "PE", "--findings-file", dir.File("empty.txt")}, "exactly one of --findings"},
-      {{"--fhir", fhir, "--findings-file", dir.File("empty.txt")}, "findings are empty"},
+      {{"--fhir", fhir, "--findings-file", dir.File("empty.txt")}, "findings (--findings or --findings-file) are empty"},
       {{"--fhir", fhir, "--findings-file", dir.File("missing.txt")}, "does not exist"},
       {{"--fhir", dir.File("broken.json"), "--findings", "PE"}, "broken.json"},
       {{"--fhir", dir.File("missing.json"), "--findings", "PE"}, "missing.json"},
