@@ -90,9 +90,13 @@ struct RunState {
   std::string answer_feedback;
 
   RunTrace trace;  // steps so far, started_at, model, protocol, input
-  // An app's own checkpoint, for a run that is not one agent's (a graph
-  // app: research keeps its round, ledgers and memory here); null otherwise.
-  Json app_state;
+
+  // An app's own state beyond the agent loop's, null for the agent's runs.
+  // The graph apps keep here where their graph goes on: cxr its graph
+  // position ({"graph": {"next", "steps", "state"}}) and the images the run
+  // read and made, by content hash ({"images": [...]}; service/cxr_runs.h);
+  // research its round, ledgers, judgement and memory (service/research_runs.h).
+  Json app;
 };
 
 Json ToJson(const RunState& state);

@@ -24,12 +24,18 @@
 //
 // Each question's run is recorded in the run store (--store, --no-store): its
 // inputs (image paths, question, endpoint URLs without credentials, options),
-// its steps as they complete, its status and result, for `medreact runs
-// list/show`. A cxr run is not resumed (runs_resume_apps.cc says why).
+// its checkpoints, the images it read and made (by content hash in the run
+// folder beside the store), its status and result, for `medreact runs
+// list/show/resume`. The run itself (checks, toolbox, images, recording,
+// resume) is the run service's (service/cxr_runs.h); this file keeps the
+// flags, the conversation on stdin and the printing.
+//
+// Approval (--require-approval RULE, --approval-file, --approval-prompt; the
+// rules all, network — the tools that call an imaging endpoint or the vision
+// model — and tool:NAME): a call that waits is asked on the terminal or the
+// run pauses (exit 3) until `medreact runs approve|reject`.
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,21 +43,21 @@
 
 #include "apps/common/app_runner.h"
 #include "apps/cxr/cxr_app.h"
-#include "apps/cxr/cxr_planner.h"
+#include "cli/approval_flags.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/model_flags.h"
-#include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
-#include "medreact/model_factory.h"
-#include "tools/imaging/imaging_client.h"
-#include "tools/imaging/vision_client.h"
+#include "service/cxr_runs.h"
+#include "tools/imaging/imaging_pack.h"
 
 namespace medreact::cli {
 namespace {
+
+constexpr char kWho[] = "medreact cxr";
 
 struct CxrFlags {
   ModelFlags model;
@@ -82,75 +88,39 @@ struct CxrFlags {
   std::string trace_path;
   std::string events_path;
   StoreFlags store;
+  ApprovalFlags approval;
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "medreact cxr: " << WithFlagNames(message) << "\n";
+  std::cerr << kWho << ": " << WithFlagNames(message) << "\n";
   return kExitBadInput;
 }
 
-// A new private folder for the generated images: $TMPDIR/medreact-cxr-XXXXXX, mode 0700.
-Result<std::string> MakeImageDir() {
-  std::error_code ec;
-  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::string pattern = (base / "medreact-cxr-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return Status::Unavailable("cannot create a folder for the generated images under " + base.string());
-  }
-  return pattern;
-}
-
-Result<std::string> PrepareImageDir(const std::string& requested) {
-  if (requested.empty()) return MakeImageDir();
-  std::error_code ec;
-  std::filesystem::create_directories(requested, ec);
-  if (ec || !std::filesystem::is_directory(requested)) {
-    return Status::InvalidArgument("--image-dir " + requested + " is not a folder that can be created or written");
-  }
-  return requested;
-}
-
-// What the run store keeps of a cxr run: what it was asked and with what,
-// never a key (URLs without credentials or query).
-Json CxrInputs(const CxrFlags& flags, const imaging::ImagingEndpoints& endpoints, const std::string& image_dir,
-               const std::string& question) {
-  Json images = Json::array();
-  for (const std::string& path : flags.images) images.push_back(AbsoluteInputPath(path));
-  return Json{{"message", question},
-              {"images", std::move(images)},
-              {"planner", flags.planner},
-              {"vision", {{"url", UrlForStore(flags.vision_url)}, {"model", flags.vision_model}}},
-              {"endpoints",
-               {{"classifier", UrlForStore(endpoints.classifier_url)},
-                {"segmentation", UrlForStore(endpoints.segmentation_url)},
-                {"grounding", UrlForStore(endpoints.grounding_url)}}},
-              {"system_prompt", AbsoluteInputPath(flags.system_file)},
-              {"image_dir", AbsoluteInputPath(image_dir)},
-              {"out", AbsoluteInputPath(flags.out_path)},
-              {"options",
-               {{"max_steps", flags.max_steps},
-                {"timeout_s", flags.timeout_s},
-                {"tool_timeout_s", flags.tool_timeout_s},
-                {"parallel", flags.parallel},
-                {"threshold", flags.threshold},
-                {"image_max_side", flags.image_max_side},
-                {"keep_phi", flags.keep_phi}}}};
-}
-
-// The end of a recorded cxr run: its status, answer, steps and the --out JSON.
-void FinishRecordedCxr(RunRecorder* recorder, const CxrOutcome& outcome) {
-  if (!recorder) return;
-  RunResult end;
-  end.status = outcome.status;
-  end.answer = outcome.answer;
-  end.error = outcome.error;
-  end.final_fields = outcome.result;
-  end.trace = outcome.trace;
-  end.usage = outcome.trace.usage;
-  end.steps = static_cast<int>(outcome.trace.steps.size());
-  for (const StepRecord& step : outcome.trace.steps) end.tool_calls += static_cast<int>(step.tool_results.size());
-  recorder->Finish(end, /*interrupted=*/false);  // not resumable: a stopped run ends as it stood
+service::CxrSettings SettingsOf(const CxrFlags& flags, std::vector<std::string> rules) {
+  service::CxrSettings s;
+  s.images = flags.images;
+  s.planner = flags.planner;
+  if (HasModel(flags.model)) s.model = ModelSettingsOf(flags.model);
+  s.model.protocol = flags.model.protocol;
+  s.vision_url = flags.vision_url;
+  s.vision_model = flags.vision_model;
+  s.vision_api_key = flags.vision_api_key;
+  s.classifier_url = flags.classifier_url;
+  s.segmentation_url = flags.segmentation_url;
+  s.grounding_url = flags.grounding_url;
+  s.image_dir = flags.image_dir;
+  s.image_max_side = flags.image_max_side;
+  s.threshold = flags.threshold;
+  s.system_prompt_file = flags.system_file;
+  s.max_steps = flags.max_steps;
+  s.timeout_s = flags.timeout_s;
+  s.tool_timeout_s = flags.tool_timeout_s;
+  s.parallel = flags.parallel;
+  s.keep_phi = flags.keep_phi;
+  s.stream = flags.stream;
+  s.out_path = flags.out_path;
+  s.require_approval = std::move(rules);
+  return s;
 }
 
 int RunCxrCommand(const CxrFlags& flags) {
@@ -162,96 +132,48 @@ int RunCxrCommand(const CxrFlags& flags) {
                            .verbose = flags.verbose,
                            .stream = flags.stream};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
-  Result<std::string> provider = ResolveProvider(flags.planner, flags.model.protocol, HasModel(flags.model), true);
-  if (!provider.ok()) return Fail(provider.status().message());
+  Result<std::vector<std::string>> rules = ApprovalRules(flags.approval);
+  if (!rules.ok()) return Fail(rules.status().message());
+  Result<std::shared_ptr<RunStore>> run_store =
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; });
+  if (!run_store.ok()) return Fail(run_store.status().message());
+  service::RunService runs(*run_store);
 
-  // The toolbox.
-  Result<imaging::ImagingEndpoints> endpoints =
-      imaging::ResolveImagingEndpoints({.classifier_url = flags.classifier_url,
-                                        .segmentation_url = flags.segmentation_url,
-                                        .grounding_url = flags.grounding_url,
-                                        .request_timeout = SecondsToMillis(flags.tool_timeout_s)});
-  if (!endpoints.ok()) return Fail(endpoints.status().message());
-  std::shared_ptr<const imaging::VisionClient> vision;
-  if (!flags.vision_url.empty()) {
-    Result<std::shared_ptr<ChatModel>> model = BuildModel({.provider = "native",
-                                                           .base_url = flags.vision_url,
-                                                           .model = flags.vision_model,
-                                                           .api_key = flags.vision_api_key,
-                                                           .request_timeout = SecondsToMillis(flags.tool_timeout_s),
-                                                           .max_retries = 2});
-    if (!model.ok()) return Fail("--vision-url: " + model.status().message());
-    vision = std::make_shared<imaging::VisionClient>(*model);
-  }
-  std::shared_ptr<ChatModel> model;
-  if (*provider != "rules") {
-    Result<std::shared_ptr<ChatModel>> made = MakeModel(flags.model, {});
-    if (!made.ok()) return Fail(made.status().message());
-    model = *made;
-  }
-  std::string system_prompt;
-  {
-    Result<std::string> prompt = LoadCxrSystemPrompt(flags.system_file);
-    if (!prompt.ok()) return Fail(prompt.status().message());
-    system_prompt = std::move(*prompt);
-  }
-  Result<std::string> image_dir = PrepareImageDir(flags.image_dir);
-  if (!image_dir.ok()) return Fail(image_dir.status().message());
-
-  // The images, read once.
-  auto store = std::make_shared<imaging::ImageStore>(imaging::ImageStoreOptions{
-      .max_side = flags.image_max_side, .keep_phi = flags.keep_phi, .output_dir = *image_dir});
-  CxrTurn turn;
-  for (const std::string& path : flags.images) {
-    auto added = store->AddFile(path);
-    if (added.ok()) {
-      turn.image_ids.push_back((*added)->id);
-      if (!flags.quiet) {
-        std::cerr << "cxr: " << (*added)->id << " = " << (*added)->label << " ("
-                  << imaging::ImageFormatName((*added)->source_format) << ", " << (*added)->original_width << " x "
-                  << (*added)->original_height << " px)\n";
-      }
-    } else {
-      turn.image_errors.push_back({path, added.status().message()});
-      std::cerr << "medreact cxr: " << added.status().message() << "\n";
-    }
-  }
-
-  CxrConfig config;
-  config.tools.store = store;
-  if (!endpoints->classifier_url.empty() || !endpoints->segmentation_url.empty() || !endpoints->grounding_url.empty()) {
-    config.tools.endpoints = std::make_shared<imaging::ImagingClient>(*endpoints);
-  }
-  config.tools.vision = vision;
-  config.tools.finding_threshold = flags.threshold;
-  config.tools.input_errors = turn.image_errors;
-  config.system_prompt = system_prompt;
-  config.max_steps = flags.max_steps;
-  config.timeout = SecondsToMillis(flags.timeout_s);
-  config.tool_timeout = SecondsToMillis(flags.tool_timeout_s);
-  config.max_parallel_tools = flags.parallel;
-  config.stream = flags.stream;
+  // Every check, then the images read once (service/cxr_runs.h).
+  Result<std::unique_ptr<service::PreparedCxr>> prepared = service::PrepareCxr(runs, SettingsOf(flags, *rules));
+  if (!prepared.ok()) return Fail(prepared.status().message());
+  service::PreparedCxr& p = **prepared;
+  for (const auto& [path, why] : p.image_errors) std::cerr << kWho << ": " << why << "\n";
   if (!flags.quiet) {
+    for (const std::string& id : p.image_ids) {
+      auto image = p.config.tools.store->Get(id);
+      if (!image.ok()) continue;
+      std::cerr << "cxr: " << (*image)->id << " = " << (*image)->label << " ("
+                << imaging::ImageFormatName((*image)->source_format) << ", " << (*image)->original_width << " x "
+                << (*image)->original_height << " px)\n";
+    }
     std::string offered, missing;
-    for (const auto& t : imaging::ImagingToolsStatus(config.tools)) {
+    for (const auto& t : imaging::ImagingToolsStatus(p.config.tools)) {
       (t.offered ? offered : missing) += "\n  " + t.name + ": " + WithFlagNames(t.reason);
     }
     std::cerr << "cxr: tools offered:" << (offered.empty() ? " none" : offered) << "\n";
     if (!missing.empty()) std::cerr << "cxr: tools not offered:" << missing << "\n";
-    std::cerr << "cxr: generated images go to " << *image_dir << "\n";
+    std::cerr << "cxr: generated images go to " << p.image_dir << "\n";
   }
+  // The terminal approver checks an edit against the offered tools' schemas.
+  auto offered_tools = std::make_shared<ToolRegistry>();
+  (void)imaging::RegisterImagingPack(*offered_tools, p.config.tools);
 
-  Result<std::shared_ptr<RunStore>> run_store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact cxr: " << w << "\n"; });
-  if (!run_store.ok()) return Fail(run_store.status().message());
   Result<std::unique_ptr<RunReporter>> reporter = RunReporter::Open(outputs, std::cerr);
   if (!reporter.ok()) return Fail(reporter.status().message());
-  const EventSink sink = (*reporter)->sink();  // each attempt's recorder keeps its copy first
-  config.on_event = sink;
-  config.cancel = InstallInterruptHandlers();
-  auto planner = [&] { return MakeCxrPlanner(store, flags.threshold); };
+  const service::RunHooks hooks{
+      .on_event = (*reporter)->sink(),
+      .cancel = InstallInterruptHandlers(),
+      .approve = p.config.needs_approval ? TerminalApprover(flags.approval.prompt, offered_tools, std::cin, std::cerr)
+                                         : nullptr,
+      .warn = [](const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }};
 
-  const bool no_image_read = turn.image_ids.empty();
+  const bool no_image_read = p.image_ids.empty();
   const bool conversation = flags.interactive || (flags.question.empty() && isatty(STDIN_FILENO) != 0);
   int exit_code = kExitOk;
   CxrOutcome last;
@@ -266,46 +188,30 @@ int RunCxrCommand(const CxrFlags& flags) {
     } else if (question.empty()) {
       question = kDefaultCxrQuestion;
     }
-    turn.question = question;
-    turn.history = history;
-    if (!first) {
-      turn.image_ids.clear();  // the images are in the history already, by id
-      turn.image_errors.clear();
-    }
-    FallbackOutcome how = RunWithFallback(model, planner, true, config.cancel,
-                                          [&](std::shared_ptr<ChatModel> m) -> std::optional<std::string> {
-                                            // RunWithFallback gives the configured model, then (or,
-                                            // without one, only) the offline plan.
-                                            const bool offline = m != model;
-                                            config.model = std::move(m);
-                                            std::unique_ptr<RunRecorder> recorder = MakeRunRecorder(
-                                                *run_store,
-                                                {.app = "cxr",
-                                                 .inputs = CxrInputs(flags, *endpoints, *image_dir, question),
-                                                 .model =
-                                                     offline
-                                                         ? Json{{"name", config.model->name()}, {"protocol", "rules"}}
-                                                           : StoredModelJson(flags.model)},
-                                                std::cerr, "medreact cxr");
-                                            config.on_checkpoint = recorder ? recorder->Hook() : nullptr;
-                                            config.on_event = recorder ? recorder->Events(sink) : sink;
-                                            last = RunCxr(turn, config);
-                                            config.on_checkpoint = nullptr;
-                                            config.on_event = sink;
-                                            FinishRecordedCxr(recorder.get(), last);
-                                            if (last.model_answered || offline) {
-                                              return std::nullopt;
-                                            }
-                                            return last.error.empty() ? "no usable reply" : last.error;
-                                          });
-    if (how.fell_back) {
-      std::cerr << "medreact cxr: the model never answered (" << how.model_failure
+    Result<service::CxrRunOutcome> ran = service::RunCxrQuestion(runs, p, question, history, hooks);
+    if (!ran.ok()) return Fail(ran.status().message());
+    last = ran->outcome;
+    if (ran->how.fell_back) {
+      std::cerr << kWho << ": the model never answered (" << ran->how.model_failure
                 << "); the offline plan answered instead\n";
       if (flags.require_model) exit_code = kExitRunFailed;
     }
+    first = false;
+    if (ran->status == "awaiting_approval") {
+      RunResult paused;
+      paused.error = last.error;
+      paused.trace.run_id = ran->run_id;
+      ReportPause(paused, ran->stored, std::cerr, kWho);
+      exit_code = kExitAwaitingApproval;
+      break;
+    }
     std::cout << last.answer << "\n" << std::flush;
+    if (ran->status == "interrupted" && ran->stored) {
+      std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << ran->run_id
+                << "'\n";
+    }
     if (last.status != RunStatus::kFinished) {
-      std::cerr << "medreact cxr: run ended with status '" << RunStatusName(last.status) << "': " << last.error << "\n";
+      std::cerr << kWho << ": run ended with status '" << RunStatusName(last.status) << "': " << last.error << "\n";
       exit_code = kExitRunFailed;
     }
     for (const Json& a : last.result.value("annotated_images", Json::array())) {
@@ -313,17 +219,17 @@ int RunCxrCommand(const CxrFlags& flags) {
         std::cerr << "cxr: annotated image " << a["path"].get<std::string>() << "\n";
     }
     history = last.messages;
-    first = false;
-    if (!conversation || config.cancel.cancelled()) break;
+    if (!conversation || hooks.cancel.cancelled()) break;
   }
   if (first) return ExitCodeAfterInterrupt(kExitOk);  // a conversation ended before any question
+  if (exit_code == kExitAwaitingApproval) return exit_code;
   if (no_image_read) exit_code = kExitRunFailed;      // an answer was printed, but no image could be read
   if (Status s = (*reporter)->WriteTrace(last.trace); !s.ok()) {
-    std::cerr << "medreact cxr: " << s.message() << "\n";
+    std::cerr << kWho << ": " << s.message() << "\n";
     exit_code = kExitRunFailed;
   }
   if (Status s = (*reporter)->WriteResult(DumpJson(last.result, 2) + "\n"); !s.ok()) {
-    std::cerr << "medreact cxr: " << s.message() << "\n";
+    std::cerr << kWho << ": " << s.message() << "\n";
     exit_code = kExitRunFailed;
   }
   return ExitCodeAfterInterrupt(exit_code);
@@ -376,6 +282,7 @@ void AddCxrCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--trace", flags->trace_path, "write the run trace (JSON) to this file");
   cmd->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
   AddStoreFlags(cmd, &flags->store);
+  AddApprovalFlags(cmd, &flags->approval);
   cmd->callback([flags, exit_code] { *exit_code = RunCxrCommand(*flags); });
 }
 

@@ -7,6 +7,7 @@
 //                      last checkpoint, into the same run id, and prints the answer as `chat` does
 //                      (a triage or extract run: its result as that command does, runs_resume_apps.h;
 //                      a research run: its report as `research` does, research_runs_cli.h)
+//                      a cxr run: its answer as `cxr` does, runs_resume_cxr.h)
 //   approve RUN_ID     a run paused for approval (status awaiting_approval): runs the waiting
 //                      calls (--call ID: one of them; --args JSON: with these arguments) and goes on
 //   reject RUN_ID      the same, not running them; --reason TEXT reaches the model as their result
@@ -38,6 +39,7 @@
 #include "cli/model_flags.h"
 #include "cli/research_runs_cli.h"
 #include "cli/runs_resume_apps.h"
+#include "cli/runs_resume_cxr.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "medreact/json.h"
@@ -220,6 +222,11 @@ struct DecideFlags {
   std::string reviewer;  // --reviewer: who decides (default: the OS user)
 };
 
+RunOutputs OutputsOf(const ResumeFlags& flags) {
+  return {.trace_path = flags.trace_path, .events_path = flags.events_path, .verbose = flags.verbose,
+          .stream = flags.stream};
+}
+
 // The service's hooks for a run the CLI goes on with: events to the
 // reporter (--events, -v, --stream), Ctrl-C, the terminal approver.
 service::RunHooks CliHooks(RunReporter& reporter, const std::string& approval_prompt,
@@ -281,6 +288,7 @@ int RunResume(const ResumeFlags& flags) {
     return ResumeResearchRun(runs, *run, flags.model,
                              {.events_path = flags.events_path, .trace_path = flags.trace_path});
   }
+  if (run->app == "cxr") return ResumeCxrRun(runs, *run, flags.model, OutputsOf(flags), flags.approval_prompt);
   // triage, extract: runs_resume_apps.h
   return ResumeAppRun(runs, *run,
                       {.model = flags.model,
@@ -315,6 +323,9 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   }
   Result<RunRecord> run = (*store)->Get(id);
   if (!run.ok()) return Fail(run.status().message());
+  if (run->app == "cxr") {  // runs_resume_cxr.h
+    return ResumeCxrRun(runs, *run, flags.run.model, OutputsOf(flags.run), flags.run.approval_prompt);
+  }
   return ContinueChatRun(flags.run, runs, *run);
 }
 

@@ -49,6 +49,7 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"grounding_url", "--grounding-url or MEDREACT_CXR_GROUNDING_URL"},
       {"vision_url", "--vision-url or MEDREACT_CXR_VISION_URL"},
       {"vision_model", "--vision-model or MEDREACT_CXR_VISION_MODEL"},
+      {"image_dir", "--image-dir"},
   };
   return kTable;
 }

@@ -250,32 +250,33 @@ Json RunStateHeaderToJson(const RunState& s, bool with_trace_input) {
     if (!d.reviewer.empty()) approvals[id]["reviewer"] = d.reviewer;
     if (!d.decided_at.empty()) approvals[id]["decided_at"] = d.decided_at;
   }
-  return Json{{"version", RunState::kVersion},
-              {"phase", PhaseName(s.phase)},
-              {"messages", Json::array()},
-              {"step", s.step},
-              {"tool_calls", s.tool_calls},
-              {"usage", UsageJson(s.usage)},
-              {"elapsed_ms", s.elapsed_ms},
-              {"loop_counts", std::move(counts)},
-              {"loop_nudged", s.loop_nudged},
-              {"turn", MessageToStateJson(s.turn)},
-              {"turn_record", StepJson(s.turn_record)},
-              {"turn_results", std::move(results)},
-              {"awaiting_approval", s.awaiting_approval},
-              {"approvals", std::move(approvals)},
-              {"outcome", s.outcome},
-              {"answer", s.answer},
-              {"final_fields", s.final_fields},
-              {"model_error", s.model_error},
-              {"limit_status", s.limit_status},
-              {"limit_reason", s.limit_reason},
-              {"answers_checked", s.answers_checked},
-              {"answer_rejections", s.answer_rejections},
-              {"answer_accepted", s.answer_accepted},
-              {"answer_feedback", s.answer_feedback},
-              {"app_state", s.app_state},
-              {"trace", TraceJson(s.trace, /*with_steps=*/false, with_trace_input)}};
+  Json j{{"version", RunState::kVersion},
+         {"phase", PhaseName(s.phase)},
+         {"messages", Json::array()},
+         {"step", s.step},
+         {"tool_calls", s.tool_calls},
+         {"usage", UsageJson(s.usage)},
+         {"elapsed_ms", s.elapsed_ms},
+         {"loop_counts", std::move(counts)},
+         {"loop_nudged", s.loop_nudged},
+         {"turn", MessageToStateJson(s.turn)},
+         {"turn_record", StepJson(s.turn_record)},
+         {"turn_results", std::move(results)},
+         {"awaiting_approval", s.awaiting_approval},
+         {"approvals", std::move(approvals)},
+         {"outcome", s.outcome},
+         {"answer", s.answer},
+         {"final_fields", s.final_fields},
+         {"model_error", s.model_error},
+         {"limit_status", s.limit_status},
+         {"limit_reason", s.limit_reason},
+         {"answers_checked", s.answers_checked},
+         {"answer_rejections", s.answer_rejections},
+         {"answer_accepted", s.answer_accepted},
+         {"answer_feedback", s.answer_feedback},
+         {"trace", TraceJson(s.trace, /*with_steps=*/false, with_trace_input)}};
+  if (!s.app.is_null()) j["app"] = s.app;  // only an app with its own state (cxr, research) writes it
+  return j;
 }
 
 Json StepRecordToStateJson(const StepRecord& step) { return StepJson(step); }
@@ -380,7 +381,8 @@ Result<RunState> RunStateFromJson(const Json& j) {
   s.answer_rejections = static_cast<int>(std::clamp<int64_t>(IntegerOr(j, "answer_rejections", 0), 0, INT32_MAX));
   s.answer_accepted = BoolOr(j, "answer_accepted", true);
   s.answer_feedback = StringOr(j, "answer_feedback");
-  s.app_state = j.value("app_state", Json());
+  s.app = j.value("app", Json());  // absent in states written before it existed
+  if (!s.app.is_null() && !s.app.is_object()) return Bad("app", "an object or null");
   Result<RunTrace> trace = RunTraceFromJson(j.value("trace", Json::object()));
   if (!trace.ok()) return trace.status();
   s.trace = std::move(*trace);

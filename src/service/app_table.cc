@@ -17,10 +17,8 @@ const std::vector<AppRow>& AppTable() {
        .resumable = true},
       {.name = "cxr",
        .summary = "the chest X-ray agent on the graph runner (seed 000)",
-       .resumable = false,
-       .not_resumable_why = "its graph has no resume entry yet, and the images its tools made (masks, annotated "
-                            "pictures) live only in that run's image store, so later steps that name them cannot be "
-                            "restored soundly; start a new cxr run"},
+       .resumable = true,
+       .waits_for_approval = true},  // service/cxr_runs.h: checkpoints per graph node, images by hash
       {.name = "research",
        .summary = "multi-agent literature research (seed 003)",
        .resumable = true},  // from the checkpoint after its last agent's turn (service/research_runs.h)

@@ -29,7 +29,7 @@ std::string AbsolutePath(const std::string& path) {
 }
 
 // The research run in the run store: one row, one step per agent run, the
-// research's checkpoint in the run state's app_state. A step is written with
+// research's checkpoint in the run state's app. A step is written with
 // the checkpoint after its node (one transaction), never alone: a kill
 // between an agent run's end and its node's checkpoint loses both, and the
 // resume runs that turn again.
@@ -85,7 +85,7 @@ class ResearchRecording {
   // events since the last one.
   void Checkpoint(const Json& checkpoint) {
     if (!recorder_) return;
-    state_.app_state = checkpoint;
+    state_.app = checkpoint;
     state_.elapsed_ms = Elapsed();
     recorder_->Hook()(state_);
     checkpointed_steps_ = state_.trace.steps.size();
@@ -273,7 +273,7 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearchResume(const RunService
   if (!state->has_value()) return Status::FailedPrecondition("run '" + run_id + "' has no checkpoint to resume from");
   prepared->state = std::move(**state);
   // Before its first graph checkpoint a research starts again (in the same row).
-  const Json& checkpoint = prepared->state.app_state;
+  const Json& checkpoint = prepared->state.app;
   prepared->config.resume_from = checkpoint;
   const std::string planner = checkpoint.is_null() ? StringOr(inputs, "planner", "rules")
                                                    : StringOr(checkpoint, "planner", "rules");

@@ -23,7 +23,7 @@
 // (but the report's streamed fragments), and at every graph checkpoint
 // (after each agent's turn) the research's checkpoint (ResearchConfig::
 // on_checkpoint: round, ledgers, stall count, judgement, usage, the memory's
-// content, the next node) in the run state's `app_state`, in the same
+// content, the next node) in the run state's `app`, in the same
 // transaction as the steps and events up to it. A kill loses at most the
 // agent turn under way, which a resume runs again; a completed turn (a
 // search, a judgement) is never run twice. A cancelled research ends
@@ -75,7 +75,7 @@ struct PreparedResearch {
   bool resumed = false;
   std::string question;
   ResearchConfig config;  // everything but the hooks
-  RunState state;         // resumed: the last checkpoint (its app_state null: none was taken yet)
+  RunState state;         // resumed: the last checkpoint (its app null: none was taken yet)
   int imported = 0;       // recorded responses imported into the cache (replay)
   std::string out_path;   // as stored (absolute), for the front end
   std::string report_path;

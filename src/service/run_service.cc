@@ -7,6 +7,7 @@
 
 #include "apps/common/approval_policy.h"
 #include "core/text_util.h"
+#include "service/cxr_runs.h"
 #include "store/run_recorder.h"
 
 namespace medreact::service {
@@ -337,7 +338,8 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   }
   RunState state = std::move(**stored);
   const std::vector<std::string> waiting = Undecided(state);
-  Result<ChatInputs> inputs = ChatInputsFromJson(run->inputs);
+  Result<ChatInputs> inputs = ChatInputs();
+  if (run->app == "chat") inputs = ChatInputsFromJson(run->inputs);  // cxr: cxr_runs.h
   if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
   std::shared_ptr<ToolRegistry> tools;  // built only when arguments are edited
   const std::string now = StoreTimestampMillis(std::chrono::system_clock::now());
@@ -367,7 +369,11 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
                                 .reviewer = reviewer.identity,
                                 .decided_at = now};
       if (!d.arguments.empty()) {
-        if (!tools) {
+        if (!tools && run->app == "cxr") {
+          Result<std::shared_ptr<ToolRegistry>> offered = CxrDecisionTools(*this, *run);
+          if (!offered.ok()) return fail(offered.status());
+          tools = std::move(*offered);
+        } else if (!tools) {
           Result<ChatParts> parts = ChatTools(*inputs, nullptr);
           if (!parts.ok()) return fail(parts.status());
           tools = parts->tools;

@@ -344,7 +344,7 @@ TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
   RunState state;
   state.trace.run_id = "run_model";
   state.messages.push_back(Message::User(testing::kResearchQuestion));
-  state.app_state = {{"version", 1}, {"planner", "model"}};
+  state.app = {{"version", 1}, {"planner", "model"}};
   ASSERT_TRUE(service.store()->CreateRun({.id = "run_model", .app = "research", .inputs = inputs}, &state).ok());
   EXPECT_THAT(PrepareResearchResume(service, "run_model", {}).status().message(),
               HasSubstr("has no model URL stored; give the model URL (llm_url)"));

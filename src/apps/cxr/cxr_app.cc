@@ -50,9 +50,10 @@ std::string ImagesLine(const imaging::ImageStore& store, const CxrTurn& turn) {
 
 class CxrRun {
  public:
-  CxrRun(const CxrTurn& turn, const CxrConfig& config)
+  CxrRun(const CxrTurn& turn, const CxrConfig& config, const RunState* resume)
       : turn_(turn),
         config_(config),
+        resume_(resume),
         store_(config.tools.store),
         pool_(std::max(1, config.max_parallel_tools)),
         deadline_(config.timeout.count() > 0 ? Deadline::In(config.timeout) : Deadline::Never()) {}
@@ -70,12 +71,26 @@ class CxrRun {
     if (config_.on_event) config_.on_event(e);
   }
   Json ResultJson(const std::vector<Message>& conversation, const CxrOutcome& out) const;
-  // config.on_checkpoint with the graph's state plus a node's `update`
-  // (its messages, not merged yet).
-  void Checkpoint(const Json& state, const Json& update) const;
+  // A new run's graph state (the history, then the question with its
+  // images by id), its trace's input and run_started; checkpointed.
+  Json FirstState();
+  // config.on_checkpoint with the graph's state, the node it goes on with
+  // and the graph's steps so far. next == "act": in the turn (its step's
+  // record is the trace's last; `results` the calls done so far).
+  void Checkpoint(const Json& state, const std::string& next, int graph_steps,
+                  const std::map<size_t, ToolResultRecord>& results = {}) const;
+  // The resumed run's graph state; sets what the run keeps beside it.
+  // InvalidArgument when the checkpoint is not a cxr graph's.
+  Result<Json> Restore(const RunState& state);
+  // The approval rules on a turn's calls not done yet: decisions applied
+  // (a rejection becomes the call's result, an edit its arguments); the
+  // ids of those still waiting for a person.
+  std::vector<std::string> Decide(std::vector<ToolCall>& calls, StepRecord& rec,
+                                  std::map<size_t, ToolResultRecord>& finished);
 
   const CxrTurn& turn_;
   const CxrConfig& config_;
+  const RunState* resume_;  // null: a new run
   std::shared_ptr<imaging::ImageStore> store_;
   std::shared_ptr<ToolRegistry> registry_ = std::make_shared<ToolRegistry>();
   std::string system_prompt_;
@@ -87,25 +102,144 @@ class CxrRun {
   bool model_answered_ = false;
   std::string model_error_;
   SteadyClock::time_point started_ = SteadyClock::now();
+  int graph_steps_ = 0;                                // the graph's steps at its last checkpoint
+  std::map<size_t, ToolResultRecord> resumed_results_;  // a resumed turn's calls already done
+  std::map<std::string, ApprovalDecision> approvals_;   // decisions on the current turn's calls
+  std::vector<std::string> awaiting_;                  // the calls that wait for a person: the run pauses
 };
 
-void CxrRun::Checkpoint(const Json& state, const Json& update) const {
+void CxrRun::Checkpoint(const Json& state, const std::string& next, int graph_steps,
+                        const std::map<size_t, ToolResultRecord>& results) const {
   if (!config_.on_checkpoint) return;
   RunState s;
   s.messages.push_back(Message::System(system_prompt_));
   for (Message& m : Conversation(state)) s.messages.push_back(std::move(m));
-  for (const Json& m : update.is_object() ? update.value("messages", Json::array()) : Json::array()) {
-    if (Result<Message> message = MessageFromStateJson(m); message.ok()) s.messages.push_back(std::move(*message));
-  }
+  s.trace = trace_;
   s.step = static_cast<int>(trace_.steps.size());
+  if (next == "act" && !trace_.steps.empty() && s.messages.size() > 1 && !s.messages.back().tool_calls.empty()) {
+    // In the turn: its assistant message is the conversation's last, its
+    // step record is not complete yet (the store keeps completed steps).
+    s.phase = RunState::Phase::kInTurn;
+    s.turn = s.messages.back();
+    s.turn_record = s.trace.steps.back();
+    s.trace.steps.pop_back();
+    s.turn_results = results;
+    s.approvals = approvals_;
+    s.awaiting_approval = awaiting_;
+  }
   s.usage = trace_.usage;
   s.elapsed_ms = MsSince(started_);
-  s.trace = trace_;
+  Json rest = state.is_object() ? state : Json::object();
+  rest.erase("messages");  // in s.messages
+  s.app = Json{{"graph", {{"next", next}, {"steps", graph_steps}, {"state", std::move(rest)}}}};
   try {
     config_.on_checkpoint(s);
   } catch (...) {
     // A failing store must not break the run; the store reports its own errors.
   }
+}
+
+Result<Json> CxrRun::Restore(const RunState& state) {
+  const Json graph = state.app.is_object() ? state.app.value("graph", Json()) : Json();
+  if (!graph.is_object() || !graph["next"].is_string() || !graph["steps"].is_number_integer()) {
+    return Status::InvalidArgument("the checkpoint is not a chest X-ray run's (no graph position in it)");
+  }
+  if (state.messages.empty() || state.messages.front().role != Role::kSystem) {
+    return Status::InvalidArgument("the checkpoint's conversation does not start with the system prompt");
+  }
+  system_prompt_ = state.messages.front().content;
+  trace_ = state.trace;
+  graph_steps_ = static_cast<int>(graph["steps"].get<int64_t>());
+  Json out = graph.value("state", Json::object());
+  if (!out.is_object()) out = Json::object();
+  model_turns_ = static_cast<int>(out.value("model_turns", 0));
+  Json messages = Json::array();
+  for (size_t i = 1; i < state.messages.size(); ++i) messages.push_back(MessageToStateJson(state.messages[i]));
+  out["messages"] = std::move(messages);
+  if (state.phase == RunState::Phase::kInTurn) {
+    trace_.steps.push_back(state.turn_record);  // the step being acted on
+    resumed_results_ = state.turn_results;
+    approvals_ = state.approvals;
+  }
+  for (const StepRecord& step : trace_.steps) {
+    model_answered_ = model_answered_ || !step.assistant.content.empty() || !step.assistant.tool_calls.empty();
+  }
+  // The time used before counts against the run's limit.
+  started_ = SteadyClock::now() - std::chrono::duration_cast<SteadyClock::duration>(
+                                      std::chrono::duration<double, std::milli>(state.elapsed_ms));
+  if (config_.timeout.count() > 0) {
+    const auto left = config_.timeout - Millis(static_cast<int64_t>(state.elapsed_ms));
+    deadline_ = Deadline::In(std::max(left, Millis(1)));
+  }
+  return out;
+}
+
+std::vector<std::string> CxrRun::Decide(std::vector<ToolCall>& calls, StepRecord& rec,
+                                        std::map<size_t, ToolResultRecord>& finished) {
+  std::vector<std::string> waiting;
+  if (!config_.needs_approval) return waiting;
+  std::vector<size_t> decided;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ToolCall& call = calls[i];
+    if (finished.count(i)) continue;
+    const Tool* tool = registry_->Find(call.name);
+    if (!tool) continue;  // an unknown tool fails as usual
+    bool needs = true;
+    try {
+      needs = config_.needs_approval(call, tool->spec());
+    } catch (...) {
+    }
+    if (!needs) continue;
+    if (!approvals_.count(call.id) && config_.approve) {
+      std::optional<ApprovalDecision> d;
+      try {
+        d = config_.approve(call, tool->spec());
+      } catch (...) {
+      }
+      if (d) approvals_.emplace(call.id, *d);
+    }
+    if (approvals_.count(call.id)) {
+      decided.push_back(i);
+    } else {
+      waiting.push_back(call.id);
+    }
+  }
+  if (!waiting.empty()) {  // nothing applied while a call still waits
+    for (const ToolCall& call : calls) {
+      if (std::find(waiting.begin(), waiting.end(), call.id) == waiting.end()) continue;
+      Emit({.type = EventType::kApproval, .step = rec.index, .tool_name = call.name, .tool_call_id = call.id,
+            .data = Json{{"decision", "awaiting"}}});
+    }
+    return waiting;
+  }
+  for (size_t i : decided) {
+    ToolCall& call = calls[i];
+    const ApprovalDecision& d = approvals_.at(call.id);
+    const std::string who = d.reviewer.empty() ? "" : " by " + d.reviewer;
+    Json data{{"decision", !d.approved ? "rejected" : d.arguments.empty() ? "approved" : "edited"}};
+    if (!d.reviewer.empty()) data["reviewer"] = d.reviewer;
+    if (!d.decided_at.empty()) data["decided_at"] = d.decided_at;
+    if (!d.approved && !d.reason.empty()) data["reason"] = d.reason;
+    Emit({.type = EventType::kApproval, .step = rec.index, .tool_name = call.name, .tool_call_id = call.id,
+          .data = std::move(data)});
+    if (!d.approved) {
+      finished[i] = ToolResultRecord{.tool_call_id = call.id,
+                                     .name = call.name,
+                                     .ok = false,
+                                     .error = "the reviewer did not approve this call" +
+                                              (d.reason.empty() ? std::string() : ": " + d.reason)};
+      rec.notes.push_back("call " + call.id + " (" + call.name + ") rejected" + who);
+      continue;
+    }
+    rec.notes.push_back("call " + call.id + " (" + call.name + ") approved" + who +
+                        (d.arguments.empty() ? "" : "; run with the reviewer's arguments, the model's were " +
+                                                        call.arguments));
+    if (!d.arguments.empty()) {
+      call.arguments = d.arguments;
+      if (i < rec.assistant.tool_calls.size()) rec.assistant.tool_calls[i].arguments = d.arguments;
+    }
+  }
+  return waiting;
 }
 
 std::vector<Message> CxrRun::Conversation(const Json& state) const {
@@ -203,11 +337,9 @@ Result<Json> CxrRun::Reason(const Json& state, const CancellationToken& cancel, 
           .elapsed_ms = rec.elapsed_ms,
           .data = Json{{"usage", ToJson(rec.usage)}}});
   }
-  const bool step_done = assistant.tool_calls.empty();
   trace_.steps.push_back(std::move(rec));
-  Json out{{"messages", std::move(update)}, {"model_turns", model_turns_}};
-  if (step_done && !last_call) Checkpoint(state, out);  // a turn with calls is done once they are
-  return out;
+  // The graph's checkpoint follows when the run goes on (on_checkpoint).
+  return Json{{"messages", std::move(update)}, {"model_turns", model_turns_}};
 }
 
 Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
@@ -215,10 +347,34 @@ Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
   std::vector<Message> conversation = Conversation(state);
   if (conversation.empty() || conversation.back().tool_calls.empty()) return Json(nullptr);
   StepRecord& rec = trace_.steps.back();
-  ToolTurnOptions options{
-      .run_deadline = deadline_, .tool_timeout = config_.tool_timeout, .run_cancel = cancel, .step = rec.index};
-  ToolTurnResult done =
-      RunToolTurn(registry_, conversation.back().tool_calls, options, pool_, [this](Event e) { Emit(std::move(e)); });
+  // A resumed turn: the calls done before the stop are not run again.
+  std::map<size_t, ToolResultRecord> finished = std::exchange(resumed_results_, {});
+  std::vector<ToolCall> calls = conversation.back().tool_calls;
+  awaiting_ = Decide(calls, rec, finished);
+  if (!awaiting_.empty()) {
+    Checkpoint(state, "act", graph_steps_, finished);  // paused: the decisions are taken elsewhere
+    return Status::FailedPrecondition("tool calls wait for approval");
+  }
+  ToolTurnOptions options{.run_deadline = deadline_,
+                          .tool_timeout = config_.tool_timeout,
+                          .run_cancel = cancel,
+                          .step = rec.index,
+                          .finished = finished};
+  // A checkpoint after every call that comes in: a call done is never run twice.
+  std::map<size_t, ToolResultRecord> done_so_far = finished;
+  options.on_result = [&](size_t index, const ToolResultRecord& record) {
+    if (cancel.cancelled()) return;  // a "cancelled" result is not a call done
+    done_so_far[index] = record;
+    Checkpoint(state, "act", graph_steps_, done_so_far);
+  };
+  ToolTurnResult done = RunToolTurn(registry_, calls, options, pool_, [this](Event e) { Emit(std::move(e)); });
+  if (cancel.cancelled()) {
+    // Stopped in the turn: its last checkpoint has the calls that were done;
+    // a resume runs the others.
+    for (ToolResultRecord& r : done.records) rec.tool_results.push_back(std::move(r));
+    return Status::Cancelled("cancelled during the tool calls");
+  }
+  approvals_.clear();
   Json update = Json::array();
   for (ToolResultRecord& r : done.records) {
     update.push_back(MessageToStateJson(Message::Tool(r.tool_call_id, r.name, r.ok ? r.content : "Error: " + r.error)));
@@ -229,9 +385,7 @@ Result<Json> CxrRun::Act(const Json& state, const CancellationToken& cancel) {
         .step = rec.index,
         .elapsed_ms = rec.elapsed_ms,
         .data = Json{{"usage", ToJson(rec.usage)}}});
-  Json out{{"messages", std::move(update)}};
-  Checkpoint(state, out);
-  return out;
+  return Json{{"messages", std::move(update)}};  // the graph's checkpoint follows
 }
 
 // The conditional edge (seed 000 §6, step 2): does the last message request tools?
@@ -244,40 +398,7 @@ std::string Route(const Json& state) {
   return std::string(kEnd);
 }
 
-CxrOutcome CxrRun::Run() {
-  const auto start = SteadyClock::now();
-  CxrOutcome out;
-  trace_.run_id = "run_" + MintToolCallId().substr(5, 16);
-  trace_.started_at = UtcTimestamp();
-  trace_.model = config_.model ? config_.model->name() : "";
-  trace_.protocol = config_.model ? config_.model->protocol() : "";
-
-  Status setup = store_ ? imaging::RegisterImagingPack(*registry_, config_.tools)
-                        : Status::InvalidArgument("the chest X-ray agent needs an image store");
-  if (setup.ok() && !config_.model) setup = Status::InvalidArgument("the chest X-ray agent needs a model or planner");
-  if (setup.ok()) {
-    if (config_.system_prompt.empty()) {
-      Result<std::string> prompt = LoadCxrSystemPrompt("");
-      if (prompt.ok()) {
-        system_prompt_ = std::move(*prompt);
-      } else {
-        setup = prompt.status();
-      }
-    } else {
-      system_prompt_ = config_.system_prompt;
-    }
-  }
-  if (!setup.ok()) {
-    out.error = setup.ToString();
-    out.answer = "The chest X-ray agent could not start: " + out.error;
-    trace_.status = RunStatusName(RunStatus::kError);
-    trace_.answer = out.answer;
-    trace_.error = out.error;
-    out.trace = trace_;
-    out.result = Json{{"question", turn_.question}, {"answer", out.answer}, {"status", "error"}, {"error", out.error}};
-    return out;
-  }
-
+Json CxrRun::FirstState() {
   Json images = Json::array();
   for (const auto& image : store_->All()) images.push_back(image->Describe());
   Json offered = Json::array();
@@ -310,7 +431,68 @@ CxrOutcome CxrRun::Run() {
     if (store_->Get(id).ok()) user.images.push_back({ContentPart::Kind::kImage, id, kImageScheme + id});
   }
   messages.push_back(MessageToStateJson(user));
-  Checkpoint(Json{{"messages", messages}}, nullptr);  // the run is recorded before its first model call
+  Json state{{"messages", std::move(messages)}};
+  Checkpoint(state, "reason", 0);  // the run is recorded before its first model call
+  return state;
+}
+
+CxrOutcome CxrRun::Run() {
+  const auto start = SteadyClock::now();
+  CxrOutcome out;
+  trace_.run_id = "run_" + MintToolCallId().substr(5, 16);
+  trace_.started_at = UtcTimestamp();
+  trace_.model = config_.model ? config_.model->name() : "";
+  trace_.protocol = config_.model ? config_.model->protocol() : "";
+
+  Status setup = store_ ? imaging::RegisterImagingPack(*registry_, config_.tools)
+                        : Status::InvalidArgument("the chest X-ray agent needs an image store");
+  if (setup.ok() && !config_.model) setup = Status::InvalidArgument("the chest X-ray agent needs a model or planner");
+  Json initial;  // the graph's state to run from
+  if (setup.ok() && resume_) {
+    Result<Json> restored = Restore(*resume_);  // the run's id, trace, prompt and conversation
+    if (restored.ok()) {
+      initial = std::move(*restored);
+      trace_.model = config_.model->name();
+      trace_.protocol = config_.model->protocol();
+    } else {
+      setup = restored.status();
+    }
+  } else if (setup.ok()) {
+    if (config_.system_prompt.empty()) {
+      Result<std::string> prompt = LoadCxrSystemPrompt("");
+      if (prompt.ok()) {
+        system_prompt_ = std::move(*prompt);
+      } else {
+        setup = prompt.status();
+      }
+    } else {
+      system_prompt_ = config_.system_prompt;
+    }
+  }
+  if (!setup.ok()) {
+    out.error = setup.ToString();
+    out.answer = "The chest X-ray agent could not start: " + out.error;
+    trace_.status = RunStatusName(RunStatus::kError);
+    trace_.answer = out.answer;
+    trace_.error = out.error;
+    out.trace = trace_;
+    out.result = Json{{"question", turn_.question}, {"answer", out.answer}, {"status", "error"}, {"error", out.error}};
+    return out;
+  }
+
+  std::string start_node;  // the entry, or where a resumed run goes on
+  if (resume_) {
+    start_node = resume_->app["graph"]["next"].get<std::string>();
+    Emit({.type = EventType::kRunStarted,
+          .data = Json{{"model", trace_.model},
+                       {"protocol", trace_.protocol},
+                       {"tools", registry_->Names()},
+                       {"max_steps", config_.max_steps},
+                       {"resumed_at_step", trace_.steps.size()},
+                       {"resumed_at_node", start_node}}});
+  } else {
+    initial = FirstState();
+  }
 
   StateGraph graph;
   graph.AddNode("reason", [this](const Json& s, const CancellationToken& c) { return Reason(s, c, false); });
@@ -323,22 +505,34 @@ CxrOutcome CxrRun::Run() {
   GraphRunResult ran;
   if (!compiled.ok()) {
     ran.status = compiled.status();
-    ran.state = Json{{"messages", messages}};
+    ran.state = initial;
   } else {
     // Each model turn is a reason node and at most one act node.
-    ran = compiled->Run(Json{{"messages", messages}},
+    ran = compiled->Run(initial,
                         {.max_steps = 2 * std::max(1, config_.max_steps),
                          .cancel = config_.cancel,
-                         .on_transition = [this](const GraphTransition& t) {
-                           Emit({.type = EventType::kGraphTransition, .step = t.step, .data = ToJson(t)});
-                         }});
+                         .on_transition =
+                             [this](const GraphTransition& t) {
+                               Emit({.type = EventType::kGraphTransition, .step = t.step, .data = ToJson(t)});
+                             },
+                         .start_node = start_node,
+                         .start_step = graph_steps_,
+                         .on_checkpoint =
+                             [this](const Json& state, const std::string& next, int steps) {
+                               graph_steps_ = steps;
+                               Checkpoint(state, next, steps);
+                             }});
   }
   Json state = std::move(ran.state);
   RunStatus status = RunStatus::kFinished;
   std::string why;
   if (!ran.ok()) {
     why = ran.status.ToString();
-    if (config_.cancel.cancelled()) {
+    if (!awaiting_.empty()) {
+      status = RunStatus::kAwaitingApproval;
+      why = "waiting for a person's approval of ";
+      for (size_t i = 0; i < awaiting_.size(); ++i) why += (i ? ", " : "") + awaiting_[i];
+    } else if (config_.cancel.cancelled()) {
       status = RunStatus::kError;
       why = "cancelled";
     } else if (deadline_.expired() || ran.status.code() == StatusCode::kTimeout) {
@@ -359,7 +553,9 @@ CxrOutcome CxrRun::Run() {
   if (ran.ok() && !conversation.empty() && conversation.back().role == Role::kAssistant) {
     answer = conversation.back().content;
   }
-  if (!ran.ok() && status != RunStatus::kError && !config_.cancel.cancelled()) {
+  if (status == RunStatus::kAwaitingApproval) {
+    answer = "The run is paused: " + why + ".";  // the checkpoint keeps the turn; a decision goes on with it
+  } else if (!ran.ok() && status != RunStatus::kError && !config_.cancel.cancelled()) {
     // A limit: one last call without tools for the best answer.
     Result<Json> last = Reason(state, config_.cancel, /*last_call=*/true, why);
     if (last.ok()) {
@@ -442,7 +638,12 @@ Json CxrRun::ResultJson(const std::vector<Message>& conversation, const CxrOutco
 }  // namespace
 
 CxrOutcome RunCxr(const CxrTurn& turn, const CxrConfig& config) {
-  CxrRun run(turn, config);
+  CxrRun run(turn, config, nullptr);
+  return run.Run();
+}
+
+CxrOutcome ResumeCxr(const CxrTurn& turn, const CxrConfig& config, const RunState& state) {
+  CxrRun run(turn, config, &state);
   return run.Run();
 }
 

@@ -27,15 +27,30 @@
 // not, every tool call with its result, the findings read from those results
 // with the tool each came from, and the annotated images' paths.
 //
-// The run store (issue 14): `on_checkpoint` gets the run's state when it
-// starts and after every completed step (a reply without tool calls, or a
-// turn's tool results in), so `medreact runs` lists a cxr run and its steps
-// as they complete. Such a run is not resumed (the CLI says why).
+// The run store (issue 14, issue 22): `on_checkpoint` gets the run's state
+// when it starts, after every graph node the run goes on from (the graph's
+// on_checkpoint: its state, the node to run next, its steps), and in a turn
+// after every tool call that comes in. The state is a RunState: the
+// conversation (system prompt first), the trace's completed steps, and in
+// RunState::app {"graph": {"next", "steps", "state"}}; in a turn (next is
+// "act") phase kInTurn with the turn's message, its step record and the
+// results in so far. ResumeCxr goes on from such a state exactly: the
+// calls done are not run again, the step numbers and the time used go on.
+// The images are the caller's to restore (the run service keeps them by
+// content hash, service/cxr_runs.h): the state names them by id.
+//
+// Approval (issue 22): with `needs_approval`, a call it selects waits for a
+// person before it runs; `approve` may decide at once, else the run pauses
+// (status kAwaitingApproval, the turn checkpointed with the waiting calls)
+// and a resume with the decisions in the state (RunState::approvals) goes
+// on: a rejected call's result is the reviewer's reason, an approved one
+// runs (with the reviewer's arguments when edited).
 #ifndef MEDREACT_APPS_CXR_CXR_APP_H_
 #define MEDREACT_APPS_CXR_CXR_APP_H_
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +62,7 @@
 #include "medreact/model.h"
 #include "medreact/run_state.h"
 #include "medreact/status.h"
+#include "medreact/tool_spec.h"
 #include "medreact/trace.h"
 #include "tools/imaging/image_store.h"
 #include "tools/imaging/imaging_pack.h"
@@ -75,6 +91,10 @@ struct CxrConfig {
   // conversation, system prompt first, and the trace so far), for the run
   // store. Default: none
   std::function<void(const RunState&)> on_checkpoint;
+  // Which calls wait for a person (apps/common/approval_policy.h). Default: none
+  std::function<bool(const ToolCall&, const ToolSpec&)> needs_approval;
+  // Decides a waiting call at once; nullopt or empty: the run pauses.
+  std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> approve;
 };
 
 struct CxrTurn {
@@ -101,6 +121,11 @@ struct CxrOutcome {
 
 // Runs one question. Never throws.
 CxrOutcome RunCxr(const CxrTurn& turn, const CxrConfig& config);
+// Goes on with a run from one of its checkpoints (see above), into the same
+// run id; `turn` gives the question and the image errors of the run, the
+// config its toolbox with the run's images restored under the same ids.
+// A state that is not a cxr graph's ends the run with an error. Never throws.
+CxrOutcome ResumeCxr(const CxrTurn& turn, const CxrConfig& config, const RunState& state);
 
 // The system prompt: `path` when given, else data/prompts/cxr_system.md
 // (DataPath). NotFound / InvalidArgument naming the file.

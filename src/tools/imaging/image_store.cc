@@ -89,7 +89,16 @@ ImageStore::ImageStore(ImageStoreOptions options) : options_(std::move(options))
 Result<std::shared_ptr<const StoredImage>> ImageStore::AddFile(const std::string& path) {
   Result<std::string> bytes = ReadUserFile(path, "image", options_.max_file_bytes);
   if (!bytes.ok()) return bytes.status();
-  if (bytes->empty()) return Status::InvalidArgument(path + ": the image file is empty");
+  return AddFileBytes(std::move(*bytes), path);
+}
+
+Result<std::shared_ptr<const StoredImage>> ImageStore::AddFileBytes(std::string content, const std::string& path) {
+  if (content.empty()) return Status::InvalidArgument(path + ": the image file is empty");
+  if (content.size() > options_.max_file_bytes) {
+    return Status::InvalidArgument(path + ": the image file is larger than " +
+                                   std::to_string(options_.max_file_bytes) + " bytes");
+  }
+  std::string* bytes = &content;
 
   StoredImage image;
   image.label = std::filesystem::path(path).filename().string();

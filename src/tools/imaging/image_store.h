@@ -76,6 +76,9 @@ class ImageStore {
   // PNG, JPEG or DICOM image"), a corrupt one, or a DICOM transfer syntax
   // DCMTK cannot decode (named).
   Result<std::shared_ptr<const StoredImage>> AddFile(const std::string& path);
+  // The same for a file's content read elsewhere (a resumed run's kept
+  // copy): stored as if read from `path` (its label, its UserPath).
+  Result<std::shared_ptr<const StoredImage>> AddFileBytes(std::string content, const std::string& path);
 
   // Adds an image a tool made (origin = the tool's name). Downscaled like the
   // others; written to the output folder when one is set.

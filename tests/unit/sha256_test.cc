@@ -1,0 +1,31 @@
+// SHA-256 against FIPS 180-4's examples and the padding's edges.
+#include "core/sha256.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace medreact {
+namespace {
+
+TEST(Sha256Test, KnownAnswers) {
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(Sha256Hex(std::string(1'000'000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256Test, EveryLengthAroundABlockDiffers) {
+  std::string previous;
+  for (size_t n = 50; n < 140; ++n) {
+    const std::string h = Sha256Hex(std::string(n, 'x'));
+    EXPECT_EQ(h.size(), 64u);
+    EXPECT_NE(h, previous) << n;
+    previous = h;
+  }
+}
+
+}  // namespace
+}  // namespace medreact
