@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
+
 namespace medreact::testing {
 
 inline const std::string kSyntheaDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/synthea";

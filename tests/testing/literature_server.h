@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "testing/build_paths.h"
+
 namespace medreact::testing {
 
 inline const std::string kLiteratureFixtureDir = MEDREACT_SOURCE_DIR + "/tests/fixtures/literature";
