@@ -66,7 +66,7 @@ std::vector<ReplayCase> CommittedInputs() {
   return cases;
 }
 
-class FuzzReplay : public testing::TestWithParam<ReplayCase> {};
+class FuzzReplay : public ::testing::TestWithParam<ReplayCase> {};
 
 TEST_P(FuzzReplay, RunsCleanly) {
   const ReplayCase& c = GetParam();
@@ -76,8 +76,8 @@ TEST_P(FuzzReplay, RunsCleanly) {
   EXPECT_EQ(c.body(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), 0) << c.file;
 }
 
-INSTANTIATE_TEST_SUITE_P(Committed, FuzzReplay, testing::ValuesIn(CommittedInputs()),
-                         [](const testing::TestParamInfo<ReplayCase>& info) { return info.param.label; });
+INSTANTIATE_TEST_SUITE_P(Committed, FuzzReplay, ::testing::ValuesIn(CommittedInputs()),
+                         [](const ::testing::TestParamInfo<ReplayCase>& info) { return info.param.label; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FuzzReplay);
 
 // Every target has hand-written seeds, and every folder under fuzz/seeds and
