@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "core/file_io.h"
@@ -128,10 +130,26 @@ struct RunStore::Db {
   std::string path;
   sqlite3* db = nullptr;
   int wal_pages = 0;  // after the last commit (the WAL hook)
-  // Runs whose checkpoint row holds its trace input, written by this
-  // connection (PutCheckpoint). A row deleted (a run's end) is not
-  // checkpointed again; a row deleted and made anew (DeleteRows) forgets it.
-  mutable std::set<std::string> inputs_stored;
+  // What this connection wrote of a run it holds, as of its last commit:
+  // the rows stored, the run row's status, updated_at and lease, and whether
+  // the checkpoint row holds the trace input. With it a checkpoint reads no
+  // row count back and leaves the run's row alone when nothing in it changed
+  // (same status, same second, lease not yet a third used): at most 2 of the
+  // 9 checkpoints of BM_WarmRunStored's run write it. An entry holds only
+  // while the run's owner is this store without a break: a checkpoint checks
+  // the owner first (Fresh), and every other path that may let another
+  // writer in (a rollback, the run's end, a claim, a release, a prune) drops
+  // the entry (Take before the transaction, put back after its commit).
+  struct Written {
+    int64_t messages = 0;  // rows 1..messages stored
+    int64_t steps = 0;
+    int64_t events = 0;    // the last event's seq
+    std::string status;
+    std::string updated_at;
+    int64_t lease_until = 0;
+    bool input = false;    // the checkpoint row holds the trace input
+  };
+  mutable std::unordered_map<std::string, Written> written;
   std::string owner;               // this store's lease holder id
   std::chrono::milliseconds ttl{};  // a lease's length
 
@@ -209,17 +227,19 @@ struct RunStore::Db {
     return Status::FailedPrecondition(Where() + " is damaged: " + what + "; move it away and start anew");
   }
 
-  // Forgets that a run's trace input is stored unless the transaction that
-  // wrote it committed (`done`).
-  struct ForgetInputUnlessDone {
-    ForgetInputUnlessDone(const Db& d, std::string id) : db(d), run_id(std::move(id)) {}
-    ~ForgetInputUnlessDone() {
-      if (!done) db.inputs_stored.erase(run_id);
-    }
-    const Db& db;
-    std::string run_id;
-    bool done = false;
-  };
+  // The run's entry of `written`, taken out of it: a transaction that does
+  // not commit leaves none (Keep puts it back after the commit).
+  std::optional<Written> Take(const std::string& run_id) const {
+    auto it = written.find(run_id);
+    if (it == written.end()) return std::nullopt;
+    Written w = std::move(it->second);
+    written.erase(it);
+    return w;
+  }
+  void Keep(const std::string& run_id, Written w) const {
+    if (written.size() > 4096) written.clear();  // a long-lived process: bounded
+    written[run_id] = std::move(w);
+  }
 
   // A transaction that rolls back unless committed.
   class Tx {
@@ -231,14 +251,17 @@ struct RunStore::Db {
     Status Begin() {
       // IMMEDIATE: take the write lock now (waiting up to the busy timeout),
       // so a read inside never has to be upgraded and fail with BUSY.
-      if (Status s = d_.Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
+      // Prepared once, as the statements inside are.
+      Stmt begin(d_.Cached(), "BEGIN IMMEDIATE");
+      if (!begin.ok() || begin.Step() != SQLITE_DONE) return d_.Error("starting a transaction");
       open_ = true;
       return Status::OK();
     }
     Status Commit() {
-      Status s = d_.Exec("COMMIT", "committing");
-      if (s.ok()) open_ = false;
-      return s;
+      Stmt commit(d_.Cached(), "COMMIT");
+      if (!commit.ok() || commit.Step() != SQLITE_DONE) return d_.Error("committing");
+      open_ = false;
+      return Status::OK();
     }
 
    private:
@@ -311,22 +334,61 @@ struct RunStore::Db {
                                       "writing it");
   }
 
+  // Whether this store still owns the run (its entry of `written` holds, see
+  // there). False when the run is gone or another owner has or had it.
+  Result<bool> Fresh(const std::string& run_id) const {
+    Stmt s(Cached(), "SELECT owner FROM runs WHERE id = ?1");
+    if (!s.ok()) return Error("preparing a statement");
+    s.Text(1, run_id);
+    const int rc = s.Step();
+    if (rc == SQLITE_DONE) return false;
+    if (rc != SQLITE_ROW) return Error("reading the run");
+    return !s.ColNull(0) && s.ColText(0) == owner;
+  }
+
+  // Touch for a run this store owns without a break (Fresh): the run's row
+  // is written only when its status or second changed or a third of the
+  // lease was used (as the heartbeat renews it).
+  Status Renew(const std::string& run_id, const std::string& status, const std::string& now, Written& w) const {
+    const bool lease_due = w.lease_until - NowMillis() < std::max<int64_t>(ttl.count(), 1) * 2 / 3;
+    if (status == w.status && now == w.updated_at && !lease_due) return Status::OK();
+    Stmt s(Cached(), "UPDATE runs SET status = ?2, updated_at = ?3, lease_until = ?4 WHERE id = ?1 AND owner = ?5");
+    if (!s.ok()) return Error("preparing a statement");
+    const int64_t lease = LeaseEnd();
+    s.Text(1, run_id);
+    s.Text(2, status);
+    s.Text(3, now);
+    s.Int(4, lease);
+    s.Text(5, owner);
+    if (s.Step() != SQLITE_DONE) return Error("updating the run");
+    w.status = status;
+    w.updated_at = now;
+    w.lease_until = lease;
+    return Status::OK();
+  }
+
   // The state without its conversation and steps (RunStateHeaderToJson),
   // and the messages and steps not stored yet: a checkpoint writes what
   // changed. Both only grow at their end (Agent::Loop), so the stored prefix
   // is kept; a shorter list (a state from before) cuts the rows back.
-  Status PutCheckpoint(const std::string& run_id, const RunState& state, const std::string& now) const {
+  // `w`: what is stored, read from the file first unless `known`; updated.
+  Status PutCheckpoint(const std::string& run_id, const RunState& state, const std::string& now, Written& w,
+                       bool known) const {
     const auto messages = static_cast<int64_t>(state.messages.size());
     const auto steps = static_cast<int64_t>(state.trace.steps.size());
     if (Status s = SyncRows("messages", run_id, messages,
-                            [&](int64_t i) { return DumpJson(MessageToStateJson(state.messages[i])); });
+                            [&](int64_t i) { return MessageToStateJsonText(state.messages[i]); },
+                            known ? &w.messages : nullptr);
         !s.ok()) {
       return s;
     }
-    if (Status s = SyncRows("steps", run_id, steps, [&](int64_t i) { return StepText(state.trace.steps[i]); });
+    if (Status s = SyncRows("steps", run_id, steps, [&](int64_t i) { return StepText(state.trace.steps[i]); },
+                            known ? &w.steps : nullptr);
         !s.ok()) {
       return s;
     }
+    w.messages = messages;
+    w.steps = steps;
     Stmt s(Cached(),
            "INSERT INTO checkpoints(run_id, seq, phase, step, messages, steps, state, saved_at) "
            "VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -339,34 +401,35 @@ struct RunStore::Db {
     s.Int(3, state.step);
     s.Int(4, messages);
     s.Int(5, steps);
-    s.Text(6, DumpJson(RunStateHeaderToJson(state, /*with_trace_input=*/false)));
+    s.Text(6, RunStateHeaderToJsonText(state, /*with_trace_input=*/false));
     s.Text(7, now);
     if (s.Step() != SQLITE_DONE) return Error("saving the checkpoint");
     // The trace's input (message, system prompt, tools, options) is the same
     // at every checkpoint of a run: written once per run and connection.
-    if (inputs_stored.count(run_id)) return Status::OK();
+    if (known && w.input) return Status::OK();
     Stmt in(Cached(), "UPDATE checkpoints SET trace_input = ?2 WHERE run_id = ?1");
     if (!in.ok()) return Error("preparing a statement");
     in.Text(1, run_id);
     in.Text(2, DumpJson(state.trace.input));
     if (in.Step() != SQLITE_DONE) return Error("saving the checkpoint");
-    if (inputs_stored.size() > 4096) inputs_stored.clear();  // a long-lived process: bounded
-    inputs_stored.insert(run_id);
+    w.input = true;
     return Status::OK();
   }
 
-  static std::string StepText(const StepRecord& step) { return DumpJson(StepRecordToStateJson(step)); }
+  static std::string StepText(const StepRecord& step) { return StepRecordToStateJsonText(step); }
 
   // Makes `table` (messages or steps) hold rows 1..size of the run: cuts
   // rows past `size`, appends those missing (`text(i)` is row i + 1).
+  // `known`: how many are stored, when this connection knows; else read.
   Status SyncRows(const std::string& table, const std::string& run_id, int64_t size,
-                  const std::function<std::string(size_t)>& text) const {
+                  const std::function<std::string(size_t)>& text, const int64_t* known = nullptr) const {
     const bool is_steps = table == "steps";
     // Rows are numbered 1..n, so the largest is the count (found in the
     // key's index, where count(*) would walk every row of the run).
-    Result<int64_t> stored = Count(is_steps ? "SELECT COALESCE(MAX(idx), 0) FROM steps WHERE run_id = ?1"
-                                            : "SELECT COALESCE(MAX(idx), 0) FROM messages WHERE run_id = ?1",
-                                   run_id);
+    Result<int64_t> stored = known ? Result<int64_t>(*known)
+                                   : Count(is_steps ? "SELECT COALESCE(MAX(idx), 0) FROM steps WHERE run_id = ?1"
+                                                    : "SELECT COALESCE(MAX(idx), 0) FROM messages WHERE run_id = ?1",
+                                           run_id);
     if (!stored.ok()) return stored.status();
     if (*stored > size) {
       Stmt cut(db, is_steps ? "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2"
@@ -391,11 +454,56 @@ struct RunStore::Db {
     return Status::OK();
   }
 
+  // Makes the run's steps rows `steps`, writing only the rows whose text
+  // differs from the stored one: the end usually changes none, or the last
+  // step's notes and a fallback step, where deleting and writing them all
+  // again was 9 % of a stored run's CPU (BM_WarmRunStored).
+  Status PutFinalSteps(const std::string& run_id, const std::vector<StepRecord>& steps) const {
+    std::vector<std::string> stored;
+    {
+      Stmt s(Cached(), "SELECT idx, record FROM steps WHERE run_id = ?1 ORDER BY idx");
+      if (!s.ok()) return Error("preparing a statement");
+      s.Text(1, run_id);
+      for (int rc = s.Step();; rc = s.Step()) {
+        if (rc == SQLITE_DONE) break;
+        if (rc != SQLITE_ROW) return Error("reading the steps");
+        const int64_t idx = s.ColInt(0);
+        if (idx < 1 || idx > static_cast<int64_t>(steps.size())) continue;  // cut below
+        stored.resize(std::max<size_t>(stored.size(), static_cast<size_t>(idx)));
+        stored[static_cast<size_t>(idx - 1)] = s.ColText(1);
+      }
+    }
+    {
+      Stmt cut(Cached(), "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2");
+      if (!cut.ok()) return Error("preparing a statement");
+      cut.Text(1, run_id);
+      cut.Int(2, static_cast<int64_t>(steps.size()));
+      if (cut.Step() != SQLITE_DONE) return Error("storing the steps");
+    }
+    Stmt put(Cached(), "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)");
+    if (!put.ok()) return Error("preparing a statement");
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::string text = StepText(steps[i]);
+      if (i < stored.size() && stored[i] == text) continue;
+      put.Reset();
+      put.Text(1, run_id);
+      put.Int(2, static_cast<int64_t>(i + 1));
+      put.Text(3, text);
+      if (put.Step() != SQLITE_DONE) return Error("storing the steps");
+    }
+    return Status::OK();
+  }
+
   // Appends `events` after the run's last stored one (seq continues across
   // resumes). Part of the caller's transaction.
-  Status PutEvents(const std::string& run_id, const std::vector<RunEvent>& events) const {
-    if (events.empty()) return Status::OK();
-    Result<int64_t> last = Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
+  // `last`, when given, is set to the run's last seq after them; it is read
+  // from the file first unless `known` (this connection knows it).
+  Status PutEvents(const std::string& run_id, const std::vector<RunEvent>& events, int64_t* last_seq = nullptr,
+                   bool known = false) const {
+    if (events.empty() && (!last_seq || known)) return Status::OK();
+    Result<int64_t> last = known && last_seq
+                               ? Result<int64_t>(*last_seq)
+                               : Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
     if (!last.ok()) return last.status();
     Stmt add(Cached(),
              "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event, at) "
@@ -414,6 +522,7 @@ struct RunStore::Db {
       add.Text(8, e.at);
       if (add.Step() != SQLITE_DONE) return Error("storing the events");
     }
+    if (last_seq) *last_seq = seq;
     return Status::OK();
   }
 
@@ -572,9 +681,11 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
-  Db::ForgetInputUnlessDone forget(d, run.id);  // a rolled-back transaction kept no input
+  d.Take(run.id);  // nothing known of a run before it is stored
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  Db::Written w{.status = run.status.empty() ? std::string("running") : run.status, .updated_at = now};
+  w.lease_until = d.LeaseEnd();
   {
     Stmt s(d.Cached(),
            "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result, owner, lease_until) "
@@ -584,11 +695,11 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     s.Text(2, run.app);
     s.Text(3, DumpJson(run.inputs));
     s.Text(4, DumpJson(run.model));
-    s.Text(5, run.status.empty() ? std::string("running") : run.status);
+    s.Text(5, w.status);
     s.Text(6, now);
     if (!run.result.is_null()) s.Text(7, DumpJson(run.result));
     s.Text(8, d.owner);
-    s.Int(9, d.LeaseEnd());
+    s.Int(9, w.lease_until);
     const int rc = s.Step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT) {
       return Status::InvalidArgument("run '" + run.id + "' is already in the " + d.Where());
@@ -596,10 +707,10 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     if (rc != SQLITE_DONE) return d.Error("adding the run");
   }
   if (first) {
-    if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
+    if (Status s = d.PutCheckpoint(run.id, *first, now, w, /*known=*/true); !s.ok()) return s;
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
-  forget.done = true;
+  d.Keep(run.id, std::move(w));
   Hold(run.id);
   return Status::OK();
 }
@@ -609,14 +720,28 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
-  Db::ForgetInputUnlessDone forget(d, run_id);  // a rolled-back transaction kept no input
+  std::optional<Db::Written> known = d.Take(run_id);  // back after the commit
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
-  if (Status s = d.Touch(run_id, status, now, d.owner, d.LeaseEnd()); !s.ok()) return s;
-  if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
-  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
+  if (known) {
+    Result<bool> fresh = d.Fresh(run_id);
+    if (!fresh.ok()) return fresh.status();
+    if (!*fresh) known.reset();
+  }
+  Db::Written w = known.value_or(Db::Written{});
+  if (known) {
+    if (Status s = d.Renew(run_id, status, now, w); !s.ok()) return s;
+  } else {
+    const int64_t lease = d.LeaseEnd();
+    if (Status s = d.Touch(run_id, status, now, d.owner, lease); !s.ok()) return s;
+    w.status = status;
+    w.updated_at = now;
+    w.lease_until = lease;
+  }
+  if (Status s = d.PutCheckpoint(run_id, state, now, w, known.has_value()); !s.ok()) return s;
+  if (Status s = d.PutEvents(run_id, events, &w.events, known.has_value()); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
-  forget.done = true;
+  d.Keep(run_id, std::move(w));
   Hold(run_id);
   d.FoldWal(Db::kMaxWalPages);
   return Status::OK();
@@ -627,8 +752,14 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  std::optional<Db::Written> known = d.Take(run_id);  // the run ends: not put back
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  if (known) {
+    Result<bool> fresh = d.Fresh(run_id);
+    if (!fresh.ok()) return fresh.status();
+    if (!*fresh) known.reset();
+  }
   if (Status s = d.Touch(run_id, status, now, d.owner, /*lease_until=*/0); !s.ok()) return s;
   {
     Stmt s(d.Cached(), "UPDATE runs SET result = ?2 WHERE id = ?1");
@@ -637,21 +768,16 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
     s.Text(2, DumpJson(result));
     if (s.Step() != SQLITE_DONE) return d.Error("storing the result");
   }
-  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
+  int64_t last_seq = known ? known->events : 0;
+  if (Status s = d.PutEvents(run_id, events, &last_seq, known.has_value()); !s.ok()) return s;
   // The final steps replace those stored (the end adds notes, a fallback step).
-  if (Status s = d.DeleteRows("DELETE FROM steps WHERE run_id = ?1", run_id); !s.ok()) return s;
-  if (Status s = d.SyncRows("steps", run_id, static_cast<int64_t>(steps.size()),
-                            [&](size_t i) { return Db::StepText(steps[i]); });
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = d.PutFinalSteps(run_id, steps); !s.ok()) return s;
   // Those go on from their checkpoint: a pause, a stop by the user, and an
   // error (a model server or tool that was down may be back).
   if (status != "interrupted" && status != "awaiting_approval" && status != "error") {
     for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
       if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
     }
-    d.inputs_stored.erase(run_id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   Unhold(run_id);
@@ -663,6 +789,7 @@ Status RunStore::ClaimRun(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  d.Take(run_id);  // another process may have written it since
   if (Status s = tx.Begin(); !s.ok()) return s;
   {
     Stmt s(d.db, "SELECT owner, lease_until FROM runs WHERE id = ?1");
@@ -695,6 +822,7 @@ Status RunStore::ClaimRun(const std::string& run_id) {
 Status RunStore::ReleaseRun(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(mu_);
   Unhold(run_id);
+  db_->Take(run_id);
   Stmt s(db_->db, "UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ?1 AND owner = ?2");
   if (!s.ok()) return db_->Error("preparing a statement");
   s.Text(1, run_id);
@@ -937,7 +1065,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
                             "DELETE FROM runs WHERE id = ?1"}) {
       if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
     }
-    d.inputs_stored.erase(id);
+    d.Take(id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.FoldWal(0);
