@@ -1,6 +1,6 @@
-// A run state's parts as JSON text, written straight into a string (no
-// nlohmann tree): the run store writes a checkpoint header, and a message or
-// step row, this way at every checkpoint. Building the tree and dumping it
+// A run state's parts and an event as JSON text, written straight into a
+// string (no nlohmann tree): the run store writes a checkpoint header, a
+// message or step row and an event's line this way at every checkpoint. Building the tree and dumping it
 // was most of a stored run's cost (issue 22, callgrind of BM_WarmRunStored:
 // RunStateHeaderToJson 20 %, StepJson 10 %, DumpJson 17 % of the process).
 //
@@ -14,6 +14,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "medreact/events.h"
 #include "medreact/run_state.h"
 
 namespace medreact {
@@ -41,15 +42,23 @@ size_t Utf8Length(std::string_view s, size_t i) {
   return 0;
 }
 
-// A JSON string. Invalid UTF-8 goes through nlohmann's dump, which puts
-// U+FFFD in its place (DumpJson's error handler), so the text reads back as
-// the tree's does.
+// A JSON string, escaped as nlohmann's dump escapes it (ensure_ascii off):
+// the runs of characters that need no escape are appended whole (a
+// character at a time was most of this file's cost). Invalid UTF-8 goes
+// through nlohmann's dump, which puts U+FFFD in its place (DumpJson's error
+// handler), so the text reads back as the tree's does.
 void AppendString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   const size_t start = out.size();
+  out.reserve(start + s.size() + 2);
   out += '"';
+  size_t run = 0;  // the first character not appended yet
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
     if (c >= 0x80) {
       const size_t n = Utf8Length(s, i);
       if (n == 0) {
@@ -57,10 +66,10 @@ void AppendString(std::string& out, std::string_view s) {
         out += DumpJson(Json(std::string(s)));
         return;
       }
-      out.append(s.data() + i, n);
       i += n;
       continue;
     }
+    out.append(s.data() + run, i - run);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -69,17 +78,14 @@ void AppendString(std::string& out, std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else {
-          out += static_cast<char>(c);
-        }
+      default: {
+        const char u[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+        out.append(u, sizeof u);
+      }
     }
-    ++i;
+    run = ++i;
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -243,6 +249,24 @@ void AppendTraceHeader(std::string& out, const RunTrace& t, bool with_input) {
 }
 
 }  // namespace
+
+std::string EventJsonLine(const Event& e) {
+  // The keys in the order nlohmann's std::map keeps them, so the bytes are
+  // DumpJson(ToJson(e))'s; the double and `data` through nlohmann itself.
+  std::string out;
+  out.reserve(96 + e.text.size());
+  Object o(out);
+  if (!e.data.is_null()) o.Value("data", e.data);
+  if (e.elapsed_ms > 0) o.Value("elapsed_ms", Json(e.elapsed_ms));
+  if (e.type == EventType::kToolFinished) o.Bool("ok", e.ok);
+  o.Int("step", e.step);
+  if (!e.text.empty()) o.Str("text", e.text);
+  if (!e.tool_call_id.empty()) o.Str("tool_call_id", e.tool_call_id);
+  if (!e.tool_name.empty()) o.Str("tool_name", e.tool_name);
+  o.Str("type", EventTypeName(e.type));
+  o.End();
+  return out;
+}
 
 std::string MessageToStateJsonText(const Message& message) {
   std::string out;

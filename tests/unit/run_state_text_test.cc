@@ -1,13 +1,16 @@
 // The run state's text writers (run_state_text.cc) against the tree ones
 // (run_state.cc): the same JSON once parsed, for states with every field
 // set and strings a writer could get wrong (escapes, control characters,
-// non-ASCII text, invalid UTF-8) and doubles of every shape.
+// non-ASCII text, invalid UTF-8) and doubles of every shape; an event's line
+// the same bytes as DumpJson(ToJson(event)) (the store keeps the --events
+// line byte for byte).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "medreact/events.h"
 #include "medreact/run_state.h"
 
 namespace medreact {
@@ -145,6 +148,26 @@ TEST(RunStateTextTest, AnEmptyStateAndABetweenStepsStateReadBack) {
   Result<RunState> back = RunStateFromJson(j);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(DumpJson(ToJson(*back)), DumpJson(ToJson(s)));
+}
+
+TEST(RunStateTextTest, AnEventsLineIsTheTreesByteForByte) {
+  const double elapsed[] = {0.0, -1.0, 0.001, 0.0000123, 1.5, 12.345678901234, 1e15, 1e16, 123456.0,
+                            std::numeric_limits<double>::infinity()};
+  for (const std::string& text : kOdd) {
+    for (double ms : elapsed) {
+      for (EventType type : {EventType::kRunStarted, EventType::kToolFinished, EventType::kStepFinished}) {
+        for (bool ok : {true, false}) {
+          Event e{.type = type, .step = 7, .text = text, .tool_name = text, .tool_call_id = text, .ok = ok,
+                  .elapsed_ms = ms, .data = Json{{"usage", {{"total_tokens", 3}}}, {"text", text}, {"ms", ms}}};
+          EXPECT_EQ(EventJsonLine(e), DumpJson(ToJson(e)));
+          e.data = Json();
+          e.text.clear();
+          e.tool_call_id.clear();
+          EXPECT_EQ(EventJsonLine(e), DumpJson(ToJson(e)));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
