@@ -103,8 +103,8 @@ Json ToJson(const RunState& state);
 Json RunStateHeaderToJson(const RunState& state, bool with_trace_input = true);
 // The same JSON as DumpJson(RunStateHeaderToJson(state, with_trace_input)),
 // written straight into a string without building a tree (the keys in
-// another order): what a store writes at every checkpoint, about a tenth of
-// the tree's cost (run_state_text.cc).
+// another order): what a store writes at every checkpoint (run_state_text.cc;
+// ~4,400 instructions a header in BM_WarmRunStored, callgrind).
 std::string RunStateHeaderToJsonText(const RunState& state, bool with_trace_input = true);
 // InvalidArgument naming the field when `json` is not a RunState of a known version.
 Result<RunState> RunStateFromJson(const Json& json);
