@@ -123,8 +123,9 @@ struct RunStore::Db {
   // the rows stored, the run row's status, updated_at and lease, and whether
   // the checkpoint row holds the trace input. With it a checkpoint reads no
   // row count back and leaves the run's row alone when nothing in it changed
-  // (same status, same second, lease not yet a third used): at most 2 of the
-  // 9 checkpoints of BM_WarmRunStored's run write it. An entry holds only
+  // (same status, same second, lease not yet a third used): in a one-shot
+  // chat's 9 commits (its WAL frames, strace) only the run's start and end
+  // wrote the row and its updated_at index. An entry holds only
   // while the run's owner is this store without a break: a checkpoint checks
   // the owner first (Fresh), and every other path that may let another
   // writer in (a rollback, the run's end, a claim, a release, a prune) drops
