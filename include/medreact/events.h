@@ -49,6 +49,9 @@ using EventSink = std::function<void(const Event&)>;
 
 // {"type": "...", "step": n, ...} — for JSON-lines output.
 Json ToJson(const Event& event);
+// DumpJson(ToJson(event)), byte for byte, written without building the tree
+// (the run store keeps every event's line; run_state_text.cc).
+std::string EventJsonLine(const Event& event);
 
 }  // namespace medreact
 

@@ -90,7 +90,7 @@ RunEvent ToRunEvent(const Event& event) {
           .step = event.step,
           .tool_call_id = event.tool_call_id,
           .elapsed_ms = event.elapsed_ms,
-          .json = DumpJson(ToJson(event))};
+          .json = EventJsonLine(event)};
 }
 
 std::string StoredRunStatus(const RunResult& result, bool interrupted) {

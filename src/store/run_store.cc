@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -20,11 +21,13 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "core/file_io.h"
 #include "core/sqlite_stmt.h"
 #include "store/run_owner.h"
+#include "store/run_store_db.h"
 
 namespace medreact {
 
@@ -32,419 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "MRRS": marks the file as a medreact run store (PRAGMA application_id).
-constexpr int kApplicationId = 0x4D525253;
-
-// The schema's history: step i brings a file from version i to i + 1. A
-// step runs in the transaction that sets its version, so a file is never
-// half-way. A step only adds (tables, columns): the rows of an older file
-// stay as they are.
-struct Migration {
-  int version;      // the version the step brings the file to
-  const char* sql;
-};
-constexpr Migration kMigrations[] = {
-    {1, R"sql(
-CREATE TABLE runs (
-  id         TEXT PRIMARY KEY,
-  app        TEXT NOT NULL,
-  inputs     TEXT NOT NULL,
-  model      TEXT NOT NULL,
-  status     TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  result     TEXT
-);
-CREATE INDEX runs_updated ON runs(updated_at);
-CREATE TABLE checkpoints (
-  run_id   TEXT PRIMARY KEY,
-  seq      INTEGER NOT NULL,
-  phase    TEXT NOT NULL,
-  step     INTEGER NOT NULL,
-  messages INTEGER NOT NULL,
-  steps    INTEGER NOT NULL,
-  state    TEXT NOT NULL,
-  saved_at TEXT NOT NULL
-);
-CREATE TABLE messages (
-  run_id  TEXT NOT NULL,
-  idx     INTEGER NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (run_id, idx)
-);
-CREATE TABLE steps (
-  run_id TEXT NOT NULL,
-  idx    INTEGER NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY (run_id, idx)
-);
-)sql"},
-    // 2: the runs' events, in order (run_store.h). A run recorded before has none.
-    {2, R"sql(
-CREATE TABLE events (
-  run_id       TEXT NOT NULL,
-  seq          INTEGER NOT NULL,
-  type         TEXT NOT NULL,
-  step         INTEGER NOT NULL,
-  tool_call_id TEXT NOT NULL,
-  elapsed_ms   REAL NOT NULL,
-  event        TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
-)sql"},
-    // 3: leases (one process runs a run at a time), the events' wall-clock
-    // time, the model servers' context sizes (asked once per server), and
-    // the trace's input kept once per run instead of in every checkpoint.
-    {3, R"sql(
-ALTER TABLE runs ADD COLUMN owner TEXT;
-ALTER TABLE runs ADD COLUMN lease_until INTEGER;
-ALTER TABLE events ADD COLUMN at TEXT NOT NULL DEFAULT '';
-ALTER TABLE checkpoints ADD COLUMN trace_input TEXT;
-CREATE TABLE model_info (
-  url            TEXT NOT NULL,
-  model          TEXT NOT NULL,
-  context_tokens INTEGER NOT NULL,
-  probed_at      TEXT NOT NULL,
-  PRIMARY KEY (url, model)
-);
-)sql"},
-};
-static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
-
-std::string PhaseName(const RunState& state) {
-  return state.phase == RunState::Phase::kInTurn ? "in_turn" : "between_steps";
-}
-
 }  // namespace
-
-struct RunStore::Db {
-  // The WAL is folded into the file when a run ends (FinishRun, once it
-  // holds kEndWalPages; Prune), not every 1,000 pages mid-run as SQLite does
-  // by default: that copy landed on 1 % of checkpoints and was their p99
-  // (bench/store_bench.cc). A WAL past this size is folded at the next
-  // checkpoint anyway (a very long run).
-  static constexpr int kMaxWalPages = 8192;  // 32 MiB of 4 KiB pages
-
-  std::string path;
-  sqlite3* db = nullptr;
-  int wal_pages = 0;  // after the last commit (the WAL hook)
-  // Runs whose checkpoint row holds its trace input, written by this
-  // connection (PutCheckpoint). A row deleted (a run's end) is not
-  // checkpointed again; a row deleted and made anew (DeleteRows) forgets it.
-  mutable std::set<std::string> inputs_stored;
-  std::string owner;               // this store's lease holder id
-  std::chrono::milliseconds ttl{};  // a lease's length
-
-  // A lease taken now ends at this time (ms since the epoch).
-  int64_t LeaseEnd() const {
-    return NowMillis() + std::max<int64_t>(ttl.count(), 1);
-  }
-  static int64_t NowMillis() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-  // The statements a checkpoint runs, prepared once (Cached()).
-  mutable std::unique_ptr<StmtCache> cache;
-  ~Db() {
-    cache.reset();  // finalised before the connection closes
-    if (db) sqlite3_close(db);
-  }
-
-  StmtCache& Cached() const {
-    if (!cache) cache = std::make_unique<StmtCache>(db);
-    return *cache;
-  }
-
-  std::string Where() const { return "run store '" + path + "'"; }
-
-  static int OnWalCommit(void* self, sqlite3*, const char*, int pages) {
-    static_cast<Db*>(self)->wal_pages = pages;
-    return SQLITE_OK;
-  }
-
-  // At a run's end the WAL is folded once it holds this many pages (SQLite's
-  // own automatic checkpoint size): a process that ends many short runs (a
-  // server) pays for a fold every few runs, not at every end.
-  static constexpr int kEndWalPages = 1000;
-
-  // A passive WAL checkpoint (never waits for readers) when the WAL holds at
-  // least `min_pages` pages. A failure is harmless (the WAL stays).
-  void FoldWal(int min_pages) const {
-    if (wal_pages < min_pages) return;
-    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  }
-
-  // The connection's last error as a Status naming the file and, where the
-  // user can act on it, what to do.
-  Status Error(const std::string& what) const {
-    const int code = db ? (sqlite3_errcode(db) & 0xff) : SQLITE_CANTOPEN;
-    const std::string detail = db ? sqlite3_errmsg(db) : "out of memory";
-    switch (code) {
-      case SQLITE_NOTADB:
-        return Status::FailedPrecondition(Where() + " is not a SQLite database (" + detail +
-                                          "); give the path of a run store or of a new file");
-      case SQLITE_CORRUPT:
-        return Status::FailedPrecondition(Where() + " is damaged (" + detail + "); move it away and start anew");
-      case SQLITE_BUSY:
-      case SQLITE_LOCKED:
-        return Status::Unavailable(Where() + " is in use by another process (" + detail + "); try again");
-      default:
-        return Status::Unavailable(Where() + ": " + what + ": " + detail);
-    }
-  }
-
-  Status Exec(const char* sql, const std::string& what) const {
-    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return Error(what);
-    return Status::OK();
-  }
-
-  Result<int64_t> Pragma(const char* sql) const {
-    Stmt s(db, sql);
-    if (!s.ok() || s.Step() != SQLITE_ROW) return Error(std::string("reading ") + sql);
-    return s.ColInt(0);
-  }
-
-  Status Damaged(const std::string& what) const {
-    return Status::FailedPrecondition(Where() + " is damaged: " + what + "; move it away and start anew");
-  }
-
-  // Forgets that a run's trace input is stored unless the transaction that
-  // wrote it committed (`done`).
-  struct ForgetInputUnlessDone {
-    ForgetInputUnlessDone(const Db& d, std::string id) : db(d), run_id(std::move(id)) {}
-    ~ForgetInputUnlessDone() {
-      if (!done) db.inputs_stored.erase(run_id);
-    }
-    const Db& db;
-    std::string run_id;
-    bool done = false;
-  };
-
-  // A transaction that rolls back unless committed.
-  class Tx {
-   public:
-    explicit Tx(const Db& d) : d_(d) {}
-    ~Tx() {
-      if (open_ && !sqlite3_get_autocommit(d_.db)) sqlite3_exec(d_.db, "ROLLBACK", nullptr, nullptr, nullptr);
-    }
-    Status Begin() {
-      // IMMEDIATE: take the write lock now (waiting up to the busy timeout),
-      // so a read inside never has to be upgraded and fail with BUSY.
-      if (Status s = d_.Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
-      open_ = true;
-      return Status::OK();
-    }
-    Status Commit() {
-      Status s = d_.Exec("COMMIT", "committing");
-      if (s.ok()) open_ = false;
-      return s;
-    }
-
-   private:
-    const Db& d_;
-    bool open_ = false;
-  };
-
-  Status Migrate() const {
-    Tx tx(*this);
-    if (Status s = tx.Begin(); !s.ok()) return s;
-    Result<int64_t> version = Pragma("PRAGMA user_version");
-    if (!version.ok()) return version.status();
-    Result<int64_t> app = Pragma("PRAGMA application_id");
-    if (!app.ok()) return app.status();
-    if (*version == 0) {
-      Result<int64_t> tables = Pragma("SELECT count(*) FROM sqlite_master");
-      if (!tables.ok()) return tables.status();
-      if (*tables != 0 || *app != 0) {
-        return Status::FailedPrecondition(Where() +
-                                          " is a SQLite database but not a medreact run store; give the path of "
-                                          "a run store or of a new file");
-      }
-    } else if (*app != kApplicationId) {
-      return Status::FailedPrecondition(
-          Where() + " is a SQLite database but not a medreact run store (application id " + std::to_string(*app) +
-          "); give the path of a run store or of a new file");
-    }
-    if (*version > RunStore::kSchemaVersion) {
-      return Status::FailedPrecondition(Where() + " was written by a newer medreact (schema version " +
-                                        std::to_string(*version) + "; this one reads up to " +
-                                        std::to_string(RunStore::kSchemaVersion) + ")");
-    }
-    if (*version == RunStore::kSchemaVersion) return Status::OK();  // the rollback ends the read
-    for (const Migration& m : kMigrations) {
-      if (m.version <= *version) continue;
-      if (Status s = Exec(m.sql, "migrating to schema version " + std::to_string(m.version)); !s.ok()) return s;
-      const std::string set = "PRAGMA user_version = " + std::to_string(m.version) +
-                              "; PRAGMA application_id = " + std::to_string(kApplicationId);
-      if (Status s = Exec(set.c_str(), "setting the schema version"); !s.ok()) return s;
-    }
-    return tx.Commit();
-  }
-
-  // Marks the run updated, held by `owner` until `lease_until` (ms since
-  // the epoch; 0: released). NotFound when it is not stored;
-  // FailedPrecondition when another owner holds it (fencing: a process
-  // whose lease was taken over never writes again).
-  Status Touch(const std::string& run_id, const std::string& status, const std::string& now,
-               const std::string& owner, int64_t lease_until) const {
-    Stmt s(Cached(),
-           "UPDATE runs SET status = ?2, updated_at = ?3, owner = ?5, lease_until = ?6 "
-           "WHERE id = ?1 AND (owner IS NULL OR owner = ?4)");
-    if (!s.ok()) return Error("preparing a statement");
-    s.Text(1, run_id);
-    s.Text(2, status);
-    s.Text(3, now);
-    s.Text(4, owner);
-    if (lease_until > 0) {
-      s.Text(5, owner);
-      s.Int(6, lease_until);
-    }
-    if (s.Step() != SQLITE_DONE) return Error("updating the run");
-    if (sqlite3_changes(db) != 0) return Status::OK();
-    Stmt h(db, "SELECT owner FROM runs WHERE id = ?1");
-    if (!h.ok()) return Error("preparing a statement");
-    h.Text(1, run_id);
-    if (h.Step() != SQLITE_ROW) return Status::NotFound("no run '" + run_id + "' in the " + Where());
-    return Status::FailedPrecondition("run '" + run_id + "' is now run by " + DescribeRunOwner(h.ColText(0)) +
-                                      " (this process's lease ended and was taken over); this process stops "
-                                      "writing it");
-  }
-
-  // The state without its conversation and steps (RunStateHeaderToJson),
-  // and the messages and steps not stored yet: a checkpoint writes what
-  // changed. Both only grow at their end (Agent::Loop), so the stored prefix
-  // is kept; a shorter list (a state from before) cuts the rows back.
-  Status PutCheckpoint(const std::string& run_id, const RunState& state, const std::string& now) const {
-    const auto messages = static_cast<int64_t>(state.messages.size());
-    const auto steps = static_cast<int64_t>(state.trace.steps.size());
-    if (Status s = SyncRows("messages", run_id, messages,
-                            [&](int64_t i) { return DumpJson(MessageToStateJson(state.messages[i])); });
-        !s.ok()) {
-      return s;
-    }
-    if (Status s = SyncRows("steps", run_id, steps, [&](int64_t i) { return StepText(state.trace.steps[i]); });
-        !s.ok()) {
-      return s;
-    }
-    Stmt s(Cached(),
-           "INSERT INTO checkpoints(run_id, seq, phase, step, messages, steps, state, saved_at) "
-           "VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7) "
-           "ON CONFLICT(run_id) DO UPDATE SET seq = seq + 1, phase = excluded.phase, step = excluded.step, "
-           "messages = excluded.messages, steps = excluded.steps, state = excluded.state, "
-           "saved_at = excluded.saved_at");
-    if (!s.ok()) return Error("preparing a statement");
-    s.Text(1, run_id);
-    s.Text(2, PhaseName(state));
-    s.Int(3, state.step);
-    s.Int(4, messages);
-    s.Int(5, steps);
-    s.Text(6, DumpJson(RunStateHeaderToJson(state, /*with_trace_input=*/false)));
-    s.Text(7, now);
-    if (s.Step() != SQLITE_DONE) return Error("saving the checkpoint");
-    // The trace's input (message, system prompt, tools, options) is the same
-    // at every checkpoint of a run: written once per run and connection.
-    if (inputs_stored.count(run_id)) return Status::OK();
-    Stmt in(Cached(), "UPDATE checkpoints SET trace_input = ?2 WHERE run_id = ?1");
-    if (!in.ok()) return Error("preparing a statement");
-    in.Text(1, run_id);
-    in.Text(2, DumpJson(state.trace.input));
-    if (in.Step() != SQLITE_DONE) return Error("saving the checkpoint");
-    if (inputs_stored.size() > 4096) inputs_stored.clear();  // a long-lived process: bounded
-    inputs_stored.insert(run_id);
-    return Status::OK();
-  }
-
-  static std::string StepText(const StepRecord& step) { return DumpJson(StepRecordToStateJson(step)); }
-
-  // Makes `table` (messages or steps) hold rows 1..size of the run: cuts
-  // rows past `size`, appends those missing (`text(i)` is row i + 1).
-  Status SyncRows(const std::string& table, const std::string& run_id, int64_t size,
-                  const std::function<std::string(size_t)>& text) const {
-    const bool is_steps = table == "steps";
-    // Rows are numbered 1..n, so the largest is the count (found in the
-    // key's index, where count(*) would walk every row of the run).
-    Result<int64_t> stored = Count(is_steps ? "SELECT COALESCE(MAX(idx), 0) FROM steps WHERE run_id = ?1"
-                                            : "SELECT COALESCE(MAX(idx), 0) FROM messages WHERE run_id = ?1",
-                                   run_id);
-    if (!stored.ok()) return stored.status();
-    if (*stored > size) {
-      Stmt cut(db, is_steps ? "DELETE FROM steps WHERE run_id = ?1 AND idx > ?2"
-                            : "DELETE FROM messages WHERE run_id = ?1 AND idx > ?2");
-      if (!cut.ok()) return Error("preparing a statement");
-      cut.Text(1, run_id);
-      cut.Int(2, size);
-      if (cut.Step() != SQLITE_DONE) return Error("storing the " + table);
-      *stored = size;
-    }
-    if (*stored == size) return Status::OK();
-    Stmt add(Cached(), is_steps ? "INSERT OR REPLACE INTO steps(run_id, idx, record) VALUES (?1, ?2, ?3)"
-                                : "INSERT OR REPLACE INTO messages(run_id, idx, message) VALUES (?1, ?2, ?3)");
-    if (!add.ok()) return Error("preparing a statement");
-    for (int64_t i = *stored; i < size; ++i) {
-      add.Reset();
-      add.Text(1, run_id);
-      add.Int(2, i + 1);
-      add.Text(3, text(static_cast<size_t>(i)));
-      if (add.Step() != SQLITE_DONE) return Error("storing the " + table);
-    }
-    return Status::OK();
-  }
-
-  // Appends `events` after the run's last stored one (seq continues across
-  // resumes). Part of the caller's transaction.
-  Status PutEvents(const std::string& run_id, const std::vector<RunEvent>& events) const {
-    if (events.empty()) return Status::OK();
-    Result<int64_t> last = Count("SELECT COALESCE(MAX(seq), 0) FROM events WHERE run_id = ?1", run_id);
-    if (!last.ok()) return last.status();
-    Stmt add(Cached(),
-             "INSERT INTO events(run_id, seq, type, step, tool_call_id, elapsed_ms, event, at) "
-             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    if (!add.ok()) return Error("preparing a statement");
-    int64_t seq = *last;
-    for (const RunEvent& e : events) {
-      add.Reset();
-      add.Text(1, run_id);
-      add.Int(2, ++seq);
-      add.Text(3, e.type);
-      add.Int(4, e.step);
-      add.Text(5, e.tool_call_id);
-      add.Double(6, e.elapsed_ms);
-      add.Text(7, e.json);
-      add.Text(8, e.at);
-      if (add.Step() != SQLITE_DONE) return Error("storing the events");
-    }
-    return Status::OK();
-  }
-
-  // A count of one run's rows.
-  Result<int64_t> Count(const char* sql, const std::string& run_id) const {
-    Stmt s(Cached(), sql);
-    if (!s.ok()) return Error("preparing a statement");
-    s.Text(1, run_id);
-    if (s.Step() != SQLITE_ROW) return Error("counting rows");
-    return s.ColInt(0);
-  }
-
-  Status DeleteRows(const char* sql, const std::string& run_id) const {
-    Stmt s(Cached(), sql);
-    if (!s.ok()) return Error("preparing a statement");
-    s.Text(1, run_id);
-    if (s.Step() != SQLITE_DONE) return Error("deleting rows");
-    return Status::OK();
-  }
-
-  // A row of kRunColumns.
-  Result<RunRecord> ReadRun(const Stmt& s) const;
-
-  // The JSON of a column, or the damage named.
-  Result<Json> JsonColumn(const Stmt& s, int c, const std::string& what) const {
-    if (s.ColNull(c)) return Json();
-    Result<Json> j = ParseJson(s.ColText(c));
-    if (!j.ok()) return Damaged(what + " is not JSON (" + j.status().message() + ")");
-    return j;
-  }
-};
 
 // Renews the leases of the runs a store holds, every third of the lease's
 // time, on a thread of its own (a model or tool call may outlast a lease
@@ -572,9 +163,11 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
-  Db::ForgetInputUnlessDone forget(d, run.id);  // a rolled-back transaction kept no input
+  d.Take(run.id);  // nothing known of a run before it is stored
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  Db::Written w{.status = run.status.empty() ? std::string("running") : run.status, .updated_at = now};
+  w.lease_until = d.LeaseEnd();
   {
     Stmt s(d.Cached(),
            "INSERT INTO runs(id, app, inputs, model, status, created_at, updated_at, result, owner, lease_until) "
@@ -584,11 +177,11 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     s.Text(2, run.app);
     s.Text(3, DumpJson(run.inputs));
     s.Text(4, DumpJson(run.model));
-    s.Text(5, run.status.empty() ? std::string("running") : run.status);
+    s.Text(5, w.status);
     s.Text(6, now);
     if (!run.result.is_null()) s.Text(7, DumpJson(run.result));
     s.Text(8, d.owner);
-    s.Int(9, d.LeaseEnd());
+    s.Int(9, w.lease_until);
     const int rc = s.Step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT) {
       return Status::InvalidArgument("run '" + run.id + "' is already in the " + d.Where());
@@ -596,10 +189,10 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
     if (rc != SQLITE_DONE) return d.Error("adding the run");
   }
   if (first) {
-    if (Status s = d.PutCheckpoint(run.id, *first, now); !s.ok()) return s;
+    if (Status s = d.PutCheckpoint(run.id, *first, now, w, /*known=*/true); !s.ok()) return s;
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
-  forget.done = true;
+  d.Keep(run.id, std::move(w));
   Hold(run.id);
   return Status::OK();
 }
@@ -609,14 +202,28 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
-  Db::ForgetInputUnlessDone forget(d, run_id);  // a rolled-back transaction kept no input
+  std::optional<Db::Written> known = d.Take(run_id);  // back after the commit
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
-  if (Status s = d.Touch(run_id, status, now, d.owner, d.LeaseEnd()); !s.ok()) return s;
-  if (Status s = d.PutCheckpoint(run_id, state, now); !s.ok()) return s;
-  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
+  if (known) {
+    Result<bool> fresh = d.Fresh(run_id);
+    if (!fresh.ok()) return fresh.status();
+    if (!*fresh) known.reset();
+  }
+  Db::Written w = known.value_or(Db::Written{});
+  if (known) {
+    if (Status s = d.Renew(run_id, status, now, w); !s.ok()) return s;
+  } else {
+    const int64_t lease = d.LeaseEnd();
+    if (Status s = d.Touch(run_id, status, now, d.owner, lease); !s.ok()) return s;
+    w.status = status;
+    w.updated_at = now;
+    w.lease_until = lease;
+  }
+  if (Status s = d.PutCheckpoint(run_id, state, now, w, known.has_value()); !s.ok()) return s;
+  if (Status s = d.PutEvents(run_id, events, &w.events, known.has_value()); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
-  forget.done = true;
+  d.Keep(run_id, std::move(w));
   Hold(run_id);
   d.FoldWal(Db::kMaxWalPages);
   return Status::OK();
@@ -627,8 +234,14 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  std::optional<Db::Written> known = d.Take(run_id);  // the run ends: not put back
   if (Status s = tx.Begin(); !s.ok()) return s;
   const std::string now = StoreTimestamp(std::chrono::system_clock::now());
+  if (known) {
+    Result<bool> fresh = d.Fresh(run_id);
+    if (!fresh.ok()) return fresh.status();
+    if (!*fresh) known.reset();
+  }
   if (Status s = d.Touch(run_id, status, now, d.owner, /*lease_until=*/0); !s.ok()) return s;
   {
     Stmt s(d.Cached(), "UPDATE runs SET result = ?2 WHERE id = ?1");
@@ -637,21 +250,16 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
     s.Text(2, DumpJson(result));
     if (s.Step() != SQLITE_DONE) return d.Error("storing the result");
   }
-  if (Status s = d.PutEvents(run_id, events); !s.ok()) return s;
+  int64_t last_seq = known ? known->events : 0;
+  if (Status s = d.PutEvents(run_id, events, &last_seq, known.has_value()); !s.ok()) return s;
   // The final steps replace those stored (the end adds notes, a fallback step).
-  if (Status s = d.DeleteRows("DELETE FROM steps WHERE run_id = ?1", run_id); !s.ok()) return s;
-  if (Status s = d.SyncRows("steps", run_id, static_cast<int64_t>(steps.size()),
-                            [&](size_t i) { return Db::StepText(steps[i]); });
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = d.PutFinalSteps(run_id, steps); !s.ok()) return s;
   // Those go on from their checkpoint: a pause, a stop by the user, and an
   // error (a model server or tool that was down may be back).
   if (status != "interrupted" && status != "awaiting_approval" && status != "error") {
     for (const char* sql : {"DELETE FROM checkpoints WHERE run_id = ?1", "DELETE FROM messages WHERE run_id = ?1"}) {
       if (Status s = d.DeleteRows(sql, run_id); !s.ok()) return s;
     }
-    d.inputs_stored.erase(run_id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   Unhold(run_id);
@@ -663,6 +271,7 @@ Status RunStore::ClaimRun(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
+  d.Take(run_id);  // another process may have written it since
   if (Status s = tx.Begin(); !s.ok()) return s;
   {
     Stmt s(d.db, "SELECT owner, lease_until FROM runs WHERE id = ?1");
@@ -695,6 +304,7 @@ Status RunStore::ClaimRun(const std::string& run_id) {
 Status RunStore::ReleaseRun(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(mu_);
   Unhold(run_id);
+  db_->Take(run_id);
   Stmt s(db_->db, "UPDATE runs SET owner = NULL, lease_until = NULL WHERE id = ?1 AND owner = ?2");
   if (!s.ok()) return db_->Error("preparing a statement");
   s.Text(1, run_id);
@@ -937,7 +547,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
                             "DELETE FROM runs WHERE id = ?1"}) {
       if (Status s = d.DeleteRows(sql, id); !s.ok()) return s;
     }
-    d.inputs_stored.erase(id);
+    d.Take(id);
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.FoldWal(0);

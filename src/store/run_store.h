@@ -31,12 +31,13 @@
 // hold an API key.
 //
 // Ownership. A run is run by one process at a time: its row holds a lease
-// (`owner`, `lease_until`). CreateRun and ClaimRun take it; every checkpoint
-// and a heartbeat thread (every third of the lease's time, started when the
-// store first holds a run) renew it; FinishRun and ReleaseRun give it back,
-// and so does the store's destructor for the runs it still holds. A
-// checkpoint or end from a process that lost the lease is refused (fencing),
-// so a run taken over never gets two writers.
+// (`owner`, `lease_until`). CreateRun and ClaimRun take it; a checkpoint
+// once a third of the lease's time has passed since it was renewed, and a
+// heartbeat thread (every third of the lease's time, started when the store
+// first holds a run), renew it; FinishRun and ReleaseRun give it back,
+// and so does the store's destructor for the runs it still holds. Every
+// checkpoint checks the owner: one or an end from a process that lost the
+// lease is refused (fencing), so a run taken over never gets two writers.
 // ClaimRun refuses a run whose holder is alive, naming it; it takes over a
 // run whose lease expired, or whose holder was on this machine and its
 // process is gone (a kill -9 frees a run at once, not after the lease time).
@@ -166,7 +167,8 @@ class RunStore {
   // run's status (`running`, or `awaiting_approval` when a reviewer's
   // partial decisions are stored); one transaction. NotFound when the run
   // is not stored; FailedPrecondition when another owner holds the run (the
-  // lease was lost: it expired and was taken over). Renews the lease.
+  // lease was lost: it expired and was taken over). Renews the lease once a
+  // third of it has passed.
   Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events = {},
                         const std::string& status = "running");
   // Records the end: status, result, updated_at, the final trace's steps
