@@ -330,6 +330,7 @@ std::string RunStateHeaderToJsonText(const RunState& s, bool with_trace_input) {
   o.Int("answer_rejections", s.answer_rejections);
   o.Bool("answer_accepted", s.answer_accepted);
   o.Str("answer_feedback", s.answer_feedback);
+  if (!s.app.is_null()) o.Value("app", s.app);  // only an app with its own state (cxr, research) writes it
   AppendTraceHeader(o.Key("trace"), s.trace, with_trace_input);
   o.End();
   return out;

@@ -97,6 +97,7 @@ RunState FullState(const std::string& text, double number) {
   s.trace.elapsed_ms = number;
   s.trace.input = Json{{"message", text}, {"options", {{"max_steps", 5}}}};
   s.trace.steps = {Step(1, text, number)};
+  s.app = Json{{"graph", {{"next", "act"}, {"steps", 2}, {"state", {{"note", text}}}}}};  // a graph app's state
   return s;
 }
 
