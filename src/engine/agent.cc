@@ -72,7 +72,10 @@ class Agent::Loop {
  private:
   // kAwaitingApproval: the turn paused before its calls, some waiting for a
   // person (AgentOptions::needs_approval); the step is not finished.
-  enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit, kAwaitingApproval };
+  // kCut: the run was cancelled while the step's calls were in flight; the
+  // step does not end (its last checkpoint, inside the turn, is where a
+  // resume goes on, running the cut calls again).
+  enum class StepOutcome { kContinue, kAnswered, kModelFailed, kLimit, kAwaitingApproval, kCut };
 
   void Start();
   // Loads a checkpoint; returns how its last step ended (for kInTurn: after
@@ -271,6 +274,10 @@ RunResult Agent::Loop::Run(const RunState* resume) {
     }
     if (outcome == StepOutcome::kContinue) continue;
     if (outcome == StepOutcome::kAnswered) break;
+    if (outcome == StepOutcome::kCut) {
+      status = RunStatus::kError, reason = "the run was cancelled", model_failed = true;
+      break;
+    }
     if (outcome == StepOutcome::kAwaitingApproval) {  // a pause, not an end: nothing to conclude
       status = RunStatus::kAwaitingApproval;
       reason = awaiting_reason_;
@@ -496,6 +503,16 @@ Agent::Loop::StepOutcome Agent::Loop::Act(Message assistant, StepRecord rec, Ste
                                     [this](Event e) { Emit(std::move(e)); });
   tool_calls_made_ += done.calls_run;
   rec.tool_results = std::move(done.records);
+  if (done.cut) {
+    // Stopped while calls were in flight: the step does not end and no
+    // checkpoint takes it (the last one, inside the turn, holds the calls
+    // that finished). The trace shows it as it was cut; a store keeps its
+    // completed steps only up to the checkpoint, so a resume redoes it.
+    rec.notes.push_back("cut short by the run's stop: a resume runs the unfinished calls again");
+    rec.elapsed_ms = MsSince(step_start);
+    trace_.steps.push_back(std::move(rec));
+    return StepOutcome::kCut;
+  }
   // A successful finishing tool ends the run with its answer, unless the
   // answer check turns its result into the error the model sees.
   for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
@@ -626,6 +643,7 @@ const RunState& Agent::Loop::Snapshot(RunState::Phase phase, StepOutcome outcome
     case StepOutcome::kModelFailed: s.outcome = "model_failed"; break;
     case StepOutcome::kLimit: s.outcome = "limit"; break;
     case StepOutcome::kAwaitingApproval: break;  // taken by InTurnState
+    case StepOutcome::kCut: break;               // never checkpointed: the step did not end
   }
   s.answer = answer_;
   s.final_fields = final_fields_;

@@ -15,6 +15,7 @@ struct CallSlot {
   bool done = false;
   bool reported = false;
   bool reused = false;  // from ToolTurnOptions::finished: not run, not reported again
+  bool cut = false;     // given up on because the run was cancelled: not a result to keep
   SteadyClock::time_point started;
   double elapsed_ms = 0;
 };
@@ -110,6 +111,7 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
                               std::to_string(static_cast<long long>(slot.elapsed_ms)) +
                               " ms) and was abandoned. Try again with a narrower request or go on without it.");
           slot.done = true;
+          slot.cut = cancelled;
         } else {
           all_done = false;
           next_deadline = std::min(next_deadline, slot.ctx.deadline.at());
@@ -126,8 +128,10 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
       lock.unlock();
       for (size_t i : finished_now) {
         const CallSlot& slot = state->slots[i];
-        // The checkpoint first: a call reported finished is one a store has kept.
-        if (options.on_result) options.on_result(i, RecordOf(slot));
+        // The checkpoint first: a call reported finished is one a store has
+        // kept. A call the run's stop cut short is no result: the checkpoint
+        // leaves it out, so a resume runs it again.
+        if (options.on_result && !slot.cut) options.on_result(i, RecordOf(slot));
         emit({.type = EventType::kToolFinished, .step = options.step, .text = slot.result.ObservationText(),
               .tool_name = slot.call.name, .tool_call_id = slot.call.id, .ok = slot.result.ok,
               .elapsed_ms = slot.elapsed_ms});
@@ -140,7 +144,10 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
   }
 
   out.records.reserve(calls.size());
-  for (const CallSlot& slot : state->slots) out.records.push_back(RecordOf(slot));
+  for (const CallSlot& slot : state->slots) {
+    out.records.push_back(RecordOf(slot));
+    out.cut = out.cut || slot.cut;
+  }
   return out;
 }
 

@@ -5,7 +5,8 @@
 // A call that does not finish by its deadline (the earlier of the run's
 // deadline and now + tool_timeout) gets a timeout error result and its
 // cancellation token is set; the worker thread is abandoned, never waited
-// for. A cancelled run gives the unfinished calls a "cancelled" result. Calls
+// for. A cancelled run gives the unfinished calls a "cancelled" record (and
+// ToolTurnResult::cut; no on_result for them). Calls
 // beyond `calls_allowed` (the tool-call budget) are not run and get an error
 // result saying so; calls of `uncounted` tools are neither limited nor
 // counted. Events are emitted from the calling thread only.
@@ -47,6 +48,10 @@ struct ToolTurnOptions {
 struct ToolTurnResult {
   std::vector<ToolResultRecord> records;  // one per call, in call order
   int calls_run = 0;
+  // The run was cancelled while calls were in flight: those got a
+  // "cancelled" record here, but on_result was not called for them (they
+  // have no result to keep; a resume runs them again).
+  bool cut = false;
 };
 
 // The registry is shared with the workers: an abandoned call may outlive the turn.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -333,6 +334,67 @@ TEST(RunStateTest, ANonIdempotentCallInFlightAtTheStopIsNotRunAgainAndTheModelIs
   EXPECT_EQ(sends->load(), 1);
   EXPECT_EQ(adds->load(), 1);
   EXPECT_TRUE(r.trace.steps[0].tool_results[0].ok);
+}
+
+// A stop (Ctrl-C, RunService::Cancel) while a turn's calls are in flight:
+// the call that finished is kept, the one the stop cut short is not a result
+// (no checkpoint holds its "cancelled" record, the step does not end), so a
+// resume runs it and only it, and the run ends as an uninterrupted one.
+TEST(RunStateTest, ACallCutShortByAStopRunsAgainOnResumeAndAFinishedOneDoesNot) {
+  auto quick_runs = std::make_shared<std::atomic<int>>(0), slow_runs = std::make_shared<std::atomic<int>>(0);
+  auto tools = [&] {
+    auto registry = std::make_shared<ToolRegistry>();
+    EXPECT_TRUE(registry->Register(MakeFunctionTool({"quick", "answers at once"}, [quick_runs](const Json&,
+                                                                                            const ToolContext&) {
+                  ++*quick_runs;
+                  return ToolResult::Ok("1");
+                })).ok());
+    // Waits for the stop (the first run) or answers at once (the resume).
+    EXPECT_TRUE(registry->Register(MakeFunctionTool({"slow", "waits"}, [slow_runs](const Json&,
+                                                                                  const ToolContext& ctx) {
+                  if (++*slow_runs == 1) ctx.cancel.WaitFor(Millis(30000));
+                  return ToolResult::Ok("2");
+                })).ok());
+    return registry;
+  };
+  auto first = std::make_shared<testing::FakeModel>();
+  first->PushCalls({{"quick", "{}"}, {"slow", "{}"}});
+  std::vector<RunState> checkpoints;
+  CancellationToken stop;
+  AgentOptions options;
+  options.max_parallel_tools = 2;
+  options.cancel = stop;
+  options.on_checkpoint = [&](const RunState& s) { checkpoints.push_back(s); };
+  options.on_event = [&](const Event& e) {
+    if (e.type == EventType::kToolFinished && e.tool_name == "quick") stop.Cancel();
+  };
+  const RunResult cut = Agent(first, tools(), options).Run({.message = "both"});
+  EXPECT_EQ(cut.status, RunStatus::kError);
+  EXPECT_EQ(quick_runs->load(), 1);
+  ASSERT_EQ(cut.trace.steps.size(), 1u);  // the cut step, shown as it was cut
+  EXPECT_FALSE(cut.trace.steps[0].tool_results[1].ok);
+  EXPECT_NE(cut.trace.steps[0].notes[0].find("cut short"), std::string::npos);
+  ASSERT_FALSE(checkpoints.empty());
+  const RunState& last = checkpoints.back();
+  ASSERT_EQ(last.phase, RunState::Phase::kInTurn);  // the step did not end
+  ASSERT_EQ(last.turn_results.size(), 1u);          // quick's result only
+  EXPECT_EQ(last.turn_results.begin()->second.name, "quick");
+  for (const RunState& s : checkpoints) {
+    for (const auto& [index, r] : s.turn_results) EXPECT_TRUE(r.ok) << "a cut call was checkpointed";
+  }
+
+  Result<RunState> state = RunStateFromJson(*ParseJson(DumpJson(ToJson(last))));  // as a store keeps it
+  ASSERT_TRUE(state.ok());
+  auto model = std::make_shared<testing::FakeModel>();
+  model->PushText("Both done.");
+  const RunResult done = Agent(model, tools(), {.max_parallel_tools = 2}).Resume(*state);
+  EXPECT_EQ(done.status, RunStatus::kFinished);
+  EXPECT_EQ(done.answer, "Both done.");
+  EXPECT_EQ(quick_runs->load(), 1);  // not run again
+  EXPECT_EQ(slow_runs->load(), 2);   // run again: the stop had cut it
+  ASSERT_EQ(done.trace.steps.size(), 2u);
+  EXPECT_TRUE(done.trace.steps[0].tool_results[0].ok);
+  EXPECT_TRUE(done.trace.steps[0].tool_results[1].ok);
 }
 
 TEST(RunStateTest, ABrokenStateIsRefusedNamingTheField) {
