@@ -1,26 +1,32 @@
 // JSON repair for small models' output: one lexer, two passes of use.
 //
-// StripJsonDecoration finds the JSON inside a reply (the first fenced block
-// holding a plausible JSON start, else the whole text; then the first '{' or
-// '[' that really looks like JSON, up to its balanced end). RepairJson is a
-// single-pass scanner that copies valid JSON through byte for byte and fixes,
-// as it goes, only what has one plausible meaning: Python literals, single
-// quotes, comments, trailing or doubled commas, unquoted keys and bare-word
-// values, missing commas between values, raw control characters in strings,
-// unescaped inner quotes, and truncation (an unterminated string, literal or
-// number, a dangling key, and the open brackets are closed in order). Anything
-// else is left as it is, so the strict parser reports it: repair never turns
-// garbage into a value. Both passes share FindStringEnd, whose rule for "this
-// quote closes the string" (it is followed by , : } ] a quote, a comment, a
-// newline or the end) never misreads valid JSON. Everything is linear in the
-// input size: each byte is looked at a bounded number of times.
+// The rule (issue 23, item 8): never a silently wrong value. A repair recovers
+// the value a reader of the text sees, or the input is refused saying why
+// ("could not read JSON without guessing: ..."); docs/reliability.md lists the
+// classes and tests/fixtures/json_repair/peer_cases.json a corpus of real
+// breakage with a verdict for each case.
+//
+// StripJsonDecoration finds the JSON inside a reply (the first top-level fenced
+// block holding a plausible JSON start, else the whole text; then the first '{'
+// or '[' that really looks like JSON, or a Python tuple that is the whole reply,
+// up to its balanced end). RepairJson is a single-pass scanner that copies
+// valid JSON through byte for byte and fixes, as it goes, only what has one
+// plausible meaning: Python literals and tuples, single and curly quotes,
+// comments, trailing or doubled commas, unquoted keys and bare-word values
+// (120/80 too), missing commas between values, raw control characters in
+// strings, paired unescaped inner quotes, and truncation (an unterminated
+// string, literal or number, a dangling key, and the open brackets are closed
+// in order). What has two readings (an unpaired inner quote, a key with no
+// value before its object closes, JSON continuing after the value closed) is
+// refused. Both passes share FindStringEnd, whose rule for "this quote closes
+// the string" (it is followed by , : } ] a quote, a comment, a fence, a newline
+// or the end) never misreads valid JSON. Everything is linear in the input
+// size: each byte is looked at a bounded number of times.
 #include "medreact/json_repair.h"
 #include "core/text_util.h"
+#include "llm/json_duplicate_keys.h"
 
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
 #include <vector>
 
 namespace medreact {
@@ -734,50 +740,6 @@ class Repairer {
   bool broken_ = false;
   std::string refusal_;
 };
-
-// True when an object in valid JSON text gives one key two different values
-// ({"key": "first", "key": "second"}): the parser keeps the last, a reader
-// cannot tell which was meant. A key repeated with the same value is only
-// repeated. The first pass tracks keys alone (cheap); values are compared
-// only when some key repeats.
-bool HasConflictingKeys(std::string_view text) {
-  struct Frame {
-    bool object = false;
-    std::string key;
-    std::unordered_map<std::string, Json> members;  // only in the second pass
-    std::unordered_set<std::string> keys;
-  };
-  auto scan = [&](bool compare_values) {
-    std::vector<Frame> stack;
-    bool repeated = false;
-    auto attach = [&](const Json& value) {
-      if (stack.empty() || !stack.back().object) return;
-      Frame& top = stack.back();
-      const auto [it, inserted] = top.members.emplace(top.key, value);
-      if (!inserted && it->second != value) repeated = true;
-    };
-    Json::parser_callback_t cb = [&](int, Json::parse_event_t event, Json& parsed) {
-      using E = Json::parse_event_t;
-      if (event == E::object_start || event == E::array_start) {
-        stack.push_back(Frame{event == E::object_start});
-      } else if (event == E::key) {
-        Frame& top = stack.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second && !compare_values) repeated = true;
-      } else if (event == E::object_end || event == E::array_end) {
-        if (!stack.empty()) stack.pop_back();
-        if (compare_values) attach(parsed);
-      } else if (event == E::value && compare_values) {
-        attach(parsed);
-      }
-      return true;
-    };
-    const Json discarded = Json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
-    (void)discarded;
-    return repeated;
-  };
-  return scan(false) && scan(true);
-}
 
 // The strict, guarded parse (depth and number limits); nullopt when the text
 // is not JSON.

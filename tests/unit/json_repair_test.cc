@@ -246,6 +246,10 @@ TEST(JsonRepairNoSilentValueTest, ConflictingDuplicateKeysAreRefused) {
   ExpectRefused(R"({"dose": "5 mg", "dose": "50 mg"})");
   ExpectRefused(R"([{"a": {"x": 1}, "a": {"x": 2}}])");
   EXPECT_EQ(Lenient(R"({"b": "v2", "b": "v2"})"), Json::parse(R"({"b": "v2"})"));
+  EXPECT_EQ(Lenient(R"({"a": [1, {"x": null}], "a": [1, {"x": null}], "b": {"c": 1, "c": 1}})"),
+            Json::parse(R"({"a": [1, {"x": null}], "b": {"c": 1}})"));
+  ExpectRefused(R"({"a": [1, {"x": null}], "a": [1, {"x": 0}]})");
+  ExpectRefused(R"({"o": {"k": "v", "k": "w"}, "p": 1})");
 }
 
 TEST(JsonRepairRecoverableTest, PythonAndHumanSpellings) {
