@@ -270,6 +270,29 @@ const char* TrailingJsonReason(std::string_view rest) {
   return nullptr;
 }
 
+// True when the text after an object's closing brace goes on with its members
+// (", "key2": ..." or ", key2: ..."): the object was closed early, and the
+// reader sees the keys after it as its own.
+bool ContinuesAsMembers(std::string_view rest) {
+  size_t i = 0;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  if (i == rest.size() || rest[i] != ',') return false;
+  ++i;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  if (i == rest.size()) return false;
+  if (rest[i] == '"' || rest[i] == '\'') {
+    i = FindStringEnd(rest, i);
+    if (i == kNpos) return false;
+    ++i;
+  } else if (IsWordStart(rest[i])) {
+    while (i < rest.size() && IsWordChar(rest[i])) ++i;
+  } else {
+    return false;
+  }
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  return i < rest.size() && rest[i] == ':';
+}
+
 // The single-pass rewriter behind RepairJson. It keeps a stack of open
 // containers, each with what it expects next, and emits JSON as it goes.
 class Repairer {
@@ -376,6 +399,10 @@ class Repairer {
       return;
     }
     // The top-level value is complete: keep trailing whitespace, drop prose.
+    if (closing_brace_ && ContinuesAsMembers(in_.substr(pos_))) {
+      reopen_ = true;  // Close() reopens the object once its closing is done
+      return;
+    }
     if (const char* why = TrailingJsonReason(in_.substr(pos_))) return Fail(why);
     if (TrimRightView(in_.substr(pos_)).empty()) out_.append(in_.substr(pos_));
     pos_ = in_.size();
@@ -545,7 +572,15 @@ class Repairer {
       return Fail("a key has no value before the object closes");
     }
     ++pos_;
+    closing_brace_ = c == '}';
     while (stack_.size() >= match) CloseTop();
+    closing_brace_ = false;
+    if (reopen_) {
+      // An object closed early: its members go on after the brace.
+      reopen_ = false;
+      out_.pop_back();
+      stack_.push_back(Frame{'{', Expect::kAfter});
+    }
   }
 
   // Closes the innermost container, dropping a dangling key and a trailing comma.
@@ -738,6 +773,8 @@ class Repairer {
   Expect top_ = Expect::kValue;
   bool done_ = false;
   bool broken_ = false;
+  bool closing_brace_ = false;  // Close() is closing the top-level object with a '}'
+  bool reopen_ = false;         // ... and the text goes on with its members
   std::string refusal_;
 };
 
@@ -777,14 +814,20 @@ Result<Json> ParseJsonLenientUnchecked(std::string_view text, std::string* parse
                               "prose, repairing): " + std::string(why) + ": \"" + Preview(stripped) + "\"");
   };
   if (extracted.several_fences) return refuse("several fenced blocks hold JSON");
-  if (const char* why = TrailingJsonReason(extracted.rest)) return refuse(why);
-  if (stripped.size() != text.size()) {
+  // An object closed early is read with the members after its brace; the
+  // repair then sees them too.
+  std::string_view to_repair = stripped;
+  if (stripped.front() == '{' && ContinuesAsMembers(extracted.rest)) {
+    to_repair = std::string_view(stripped.data(), stripped.size() + extracted.rest.size());
+  } else if (const char* why = TrailingJsonReason(extracted.rest)) {
+    return refuse(why);
+  } else if (stripped.size() != text.size()) {
     if (std::optional<Json> plain = TryParse(stripped)) {
       *parsed_text = stripped;
       return std::move(*plain);
     }
   }
-  Repairer repairer(stripped);
+  Repairer repairer(to_repair);
   std::string repaired = repairer.Run();
   if (!repairer.refusal().empty()) return refuse(repairer.refusal());
   Result<Json> fixed = ParseJson(repaired);

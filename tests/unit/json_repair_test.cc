@@ -213,9 +213,17 @@ TEST(JsonRepairNoSilentValueTest, FenceInsideAStringIsNotTheReply) {
   EXPECT_EQ(Lenient("Use {a: 1}? No:\n```json\n{\"b\": 2}\n```"), Json::parse(R"({"b": 2})"));
 }
 
-TEST(JsonRepairNoSilentValueTest, EarlyCloseAndSeveralValuesAreRefused) {
-  ExpectRefused(R"({"tool": "x"}, "arguments": {"q": 1}})");
-  ExpectRefused(R"({"key1": ["v1", "v2"}, "key2": ["v3"]})");
+TEST(JsonRepairNoSilentValueTest, EarlyCloseIsReadOrRefusedAndSeveralValuesAreRefused) {
+  // The members after an early '}' are the object's: a reader sees them there.
+  EXPECT_EQ(Lenient(R"({"tool": "x"}, "arguments": {"q": 1}})"),
+            Json::parse(R"({"tool": "x", "arguments": {"q": 1}})"));
+  EXPECT_EQ(Lenient(R"({"key1": ["v1", "v2"}, "key2": ["v3"]})"),
+            Json::parse(R"({"key1": ["v1", "v2"], "key2": ["v3"]})"));
+  EXPECT_EQ(Lenient("Call: {\"tool\": \"x\"}, arguments: {\"q\": 1}} done"),
+            Json::parse(R"({"tool": "x", "arguments": {"q": 1}})"));
+  ExpectRefused(R"({"a": 1}, "b": })");    // the key after it has no value
+  ExpectRefused(R"({"a": 1}, "b" "c"})");  // no colon: key or value?
+  ExpectRefused(R"({"tool": "a"}, {"tool": "b"})");
   ExpectRefused(R"({"a": 1}{"b": 2})");
   ExpectRefused(R"([1] [2])");
   // Prose after the value is still dropped.
