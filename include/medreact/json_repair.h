@@ -16,8 +16,9 @@
 
 namespace medreact {
 
-// Removes markdown code fences and surrounding prose; returns the first
-// balanced (or, if truncated, the trailing unbalanced) JSON object/array text.
+// Removes markdown code fences (at the top level of the reply, not inside a
+// JSON value) and surrounding prose; returns the first balanced (or, if
+// truncated, the trailing unbalanced) JSON object/array text.
 // Returns "" when no '{' or '[' is present.
 std::string StripJsonDecoration(std::string_view text);
 
@@ -27,7 +28,10 @@ std::string StripJsonDecoration(std::string_view text);
 std::string RepairJson(std::string_view text);
 
 // Progressive strategy: strict parse → strip decoration → repair → parse.
-// The error names what was tried and previews the text.
+// Never a silently wrong value: input with two readings (JSON continuing after
+// the value closed, several values, an unpaired quote, a key with no value, a
+// key given two different values) is refused, "could not read JSON without
+// guessing: <why>". The error names what was tried and previews the text.
 Result<Json> ParseJsonLenient(std::string_view text);
 
 }  // namespace medreact

@@ -1,21 +1,30 @@
 // JSON repair for small models' output: one lexer, two passes of use.
 //
-// StripJsonDecoration finds the JSON inside a reply (the first fenced block
-// holding a plausible JSON start, else the whole text; then the first '{' or
-// '[' that really looks like JSON, up to its balanced end). RepairJson is a
-// single-pass scanner that copies valid JSON through byte for byte and fixes,
-// as it goes, only what has one plausible meaning: Python literals, single
-// quotes, comments, trailing or doubled commas, unquoted keys and bare-word
-// values, missing commas between values, raw control characters in strings,
-// unescaped inner quotes, and truncation (an unterminated string, literal or
-// number, a dangling key, and the open brackets are closed in order). Anything
-// else is left as it is, so the strict parser reports it: repair never turns
-// garbage into a value. Both passes share FindStringEnd, whose rule for "this
-// quote closes the string" (it is followed by , : } ] a quote, a comment, a
-// newline or the end) never misreads valid JSON. Everything is linear in the
-// input size: each byte is looked at a bounded number of times.
+// The rule (issue 23, item 8): never a silently wrong value. A repair recovers
+// the value a reader of the text sees, or the input is refused saying why
+// ("could not read JSON without guessing: ..."); docs/reliability.md lists the
+// classes and tests/fixtures/json_repair/peer_cases.json a corpus of real
+// breakage with a verdict for each case.
+//
+// StripJsonDecoration finds the JSON inside a reply (the first top-level fenced
+// block holding a plausible JSON start, else the whole text; then the first '{'
+// or '[' that really looks like JSON, or a Python tuple that is the whole reply,
+// up to its balanced end). RepairJson is a single-pass scanner that copies
+// valid JSON through byte for byte and fixes, as it goes, only what has one
+// plausible meaning: Python literals and tuples, single and curly quotes,
+// comments, trailing or doubled commas, unquoted keys and bare-word values
+// (120/80 too), missing commas between values, raw control characters in
+// strings, paired unescaped inner quotes, and truncation (an unterminated
+// string, literal or number, a dangling key, and the open brackets are closed
+// in order). What has two readings (an unpaired inner quote, a key with no
+// value before its object closes, JSON continuing after the value closed) is
+// refused. Both passes share FindStringEnd, whose rule for "this quote closes
+// the string" (it is followed by , : } ] a quote, a comment, a fence, a newline
+// or the end) never misreads valid JSON. Everything is linear in the input
+// size: each byte is looked at a bounded number of times.
 #include "medreact/json_repair.h"
 #include "core/text_util.h"
+#include "llm/json_duplicate_keys.h"
 
 #include <optional>
 #include <vector>
@@ -24,6 +33,10 @@ namespace medreact {
 namespace {
 
 constexpr size_t kNpos = std::string_view::npos;
+// Curly double quotes (U+201C, U+201D), which chat front ends and word
+// processors put in place of '"'.
+constexpr std::string_view kOpenCurly = "\xE2\x80\x9C";
+constexpr std::string_view kCloseCurly = "\xE2\x80\x9D";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -36,8 +49,10 @@ bool IsNumberChar(char c) {
 bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // True when the quote at s[i] ends the string it is in: what follows (after
-// spaces) is structural, another string, a comment, a line break or the end.
-bool QuoteClosesString(std::string_view s, size_t i) {
+// spaces) is structural, another string, a comment, a fence, a line break or
+// the end. ')' is structural only in a tuple: in prose it follows quotes
+// ("[LINK]("https://x")").
+bool QuoteClosesString(std::string_view s, size_t i, bool in_tuple) {
   size_t j = i + 1;
   while (j < s.size() && IsSpace(s[j])) {
     if (s[j] == '\n') return true;
@@ -46,18 +61,20 @@ bool QuoteClosesString(std::string_view s, size_t i) {
   if (j == s.size()) return true;
   const char c = s[j];
   if (c == ',' || c == ':' || c == '}' || c == ']' || c == '"' || c == '\'') return true;
+  if (c == ')' && in_tuple) return true;
+  if (s.substr(j).starts_with("```")) return true;  // the reply's closing fence
   return c == '/' && j + 1 < s.size() && (s[j + 1] == '/' || s[j + 1] == '*');
 }
 
 // Index of the quote closing the string opened at s[open], or kNpos when the
 // string runs to the end of the input (truncated).
-size_t FindStringEnd(std::string_view s, size_t open) {
+size_t FindStringEnd(std::string_view s, size_t open, bool in_tuple = false) {
   const char quote = s[open];
   for (size_t i = open + 1; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '\\') {
       ++i;
-    } else if (c == quote && QuoteClosesString(s, i)) {
+    } else if (c == quote && QuoteClosesString(s, i, in_tuple)) {
       return i;
     }
   }
@@ -83,7 +100,7 @@ size_t CommentEnd(std::string_view s, size_t i) {
 std::optional<std::string_view> LiteralFor(std::string_view word) {
   if (word == "true" || word == "True" || word == "TRUE") return "true";
   if (word == "false" || word == "False" || word == "FALSE") return "false";
-  if (word == "null" || word == "None" || word == "NULL" || word == "nil" ||
+  if (word == "null" || word == "Null" || word == "None" || word == "NULL" || word == "nil" ||
       word == "undefined" || word == "NaN" || word == "Infinity") {
     return "null";
   }
@@ -109,7 +126,7 @@ bool LooksLikeJsonStart(std::string_view s, size_t i) {
   if (j == s.size()) return true;  // truncated right after the bracket
   const char c = s[j];
   if (s[i] == '{') {
-    if (c == '"' || c == '\'' || c == '}') return true;
+    if (c == '"' || c == '\'' || c == '}' || s.substr(j).starts_with(kOpenCurly)) return true;
     if (!IsWordStart(c) && !IsDigit(c)) return false;
     size_t k = j;
     while (k < s.size() && IsWordChar(s[k])) ++k;
@@ -127,7 +144,21 @@ bool LooksLikeJsonStart(std::string_view s, size_t i) {
   return k == s.size() || s[k] == ',' || s[k] == ']';
 }
 
+// A Python tuple counts only when it is all there is ("(1, 2)", "((1, 2), (3, 4))"):
+// a '(' further in is prose far more often than data.
+bool LooksLikeTupleStart(std::string_view s, size_t i) {
+  size_t j = i;
+  while (j < s.size() && s[j] == '(') ++j;
+  while (j < s.size() && IsSpace(s[j])) ++j;
+  if (j == s.size()) return false;
+  const char c = s[j];
+  return c == '"' || c == '\'' || c == ')' || c == '[' || c == '{' || c == '-' || IsDigit(c);
+}
+
 size_t FindJsonStart(std::string_view s) {
+  size_t first = 0;
+  while (first < s.size() && IsSpace(s[first])) ++first;
+  if (first < s.size() && s[first] == '(' && LooksLikeTupleStart(s, first)) return first;
   for (size_t i = 0; i < s.size(); ++i) {
     if ((s[i] == '{' || s[i] == '[') && LooksLikeJsonStart(s, i)) return i;
   }
@@ -137,38 +168,129 @@ size_t FindJsonStart(std::string_view s) {
 // Index just past the bracket balancing the one at s[start], or kNpos if the
 // input ends first. Bracket kinds are not matched here; RepairJson does that.
 size_t BalancedEnd(std::string_view s, size_t start) {
+  const bool tuple = s[start] == '(';  // parentheses count only in a tuple
   int depth = 0;
   for (size_t i = start; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '"' || c == '\'') {
-      i = FindStringEnd(s, i);
+      i = FindStringEnd(s, i, tuple);
       if (i == kNpos) return kNpos;
     } else if (c == '/') {
       const size_t end = CommentEnd(s, i);
       if (end != kNpos) i = end - 1;
-    } else if (c == '{' || c == '[') {
+    } else if (c == '{' || c == '[' || (tuple && c == '(')) {
       ++depth;
-    } else if (c == '}' || c == ']') {
+    } else if (c == '}' || c == ']' || (tuple && c == ')')) {
       if (--depth == 0) return i + 1;
     }
   }
   return kNpos;
 }
 
-// The body of the first ``` fence that holds a JSON start, else all of text.
-std::string_view JsonRegion(std::string_view text) {
+// True when the fence at text[pos] is at the top level of the reply, not
+// inside a JSON value begun before it (a string that quotes a fenced block):
+// every JSON start before it closes before it.
+bool FenceAtTopLevel(std::string_view text, size_t pos) {
+  size_t from = 0;
+  while (from < pos) {
+    const size_t start = FindJsonStart(text.substr(from, pos - from));
+    if (start == kNpos) return true;
+    const size_t end = BalancedEnd(text, from + start);
+    if (end == kNpos || end > pos) return false;
+    from = end;
+  }
+  return true;
+}
+
+// Where the JSON is: the body of the first top-level ``` fence that holds a
+// JSON start, else all of text. `several` is set when a second such fence
+// holds JSON too: which one is meant is then a guess.
+struct Region {
+  std::string_view text;
+  bool several = false;
+};
+
+Region JsonRegion(std::string_view text) {
+  // Bounded so that text made of fences stays linear.
+  constexpr int kMaxFences = 16;
+  std::optional<std::string_view> found;
   size_t pos = 0;
-  while ((pos = text.find("```", pos)) != kNpos) {
+  for (int fences = 0; fences < kMaxFences && (pos = text.find("```", pos)) != kNpos; ++fences) {
     size_t body = pos + 3;
     while (body < text.size() && (IsWordChar(text[body]) || text[body] == '+')) ++body;  // tag
-    size_t close = text.find("```", body);
+    const size_t close = text.find("```", body);
     const size_t body_end = close == kNpos ? text.size() : close;
-    std::string_view region = text.substr(body, body_end - body);
-    if (FindJsonStart(region) != kNpos) return region;
+    const std::string_view region = text.substr(body, body_end - body);
+    if (FindJsonStart(region) != kNpos && FenceAtTopLevel(text, pos)) {
+      if (found) return Region{*found, true};
+      found = region;
+    }
     if (close == kNpos) break;
     pos = close + 3;
   }
-  return text;
+  return Region{found.value_or(text), false};
+}
+
+// The first JSON value's text in a region and what follows it there.
+struct Extracted {
+  std::string_view json;  // empty when there is no JSON start
+  std::string_view rest;  // after a balanced value; empty when truncated
+  bool several_fences = false;
+};
+
+Extracted ExtractJson(std::string_view text) {
+  const Region region = JsonRegion(text);
+  Extracted out;
+  out.several_fences = region.several;
+  const size_t start = FindJsonStart(region.text);
+  if (start == kNpos) return out;
+  const size_t end = BalancedEnd(region.text, start);
+  if (end == kNpos) {
+    out.json = TrimRightView(region.text.substr(start));
+  } else {
+    out.json = region.text.substr(start, end - start);
+    out.rest = region.text.substr(end);
+  }
+  return out;
+}
+
+// Why the text after a complete value makes the value doubtful, or null when
+// it is prose. A comma, colon, closing bracket or quote there means the value was
+// closed early (its remaining keys follow); another '{' or '[' means several
+// values, of which any pick would be a guess.
+const char* TrailingJsonReason(std::string_view rest) {
+  size_t i = 0;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  if (i == rest.size()) return nullptr;
+  const char c = rest[i];
+  if (c == ',' || c == ':' || c == '}' || c == ']' || c == '"') {
+    return "the value closes early: JSON continues after it";
+  }
+  if ((c == '{' || c == '[') && LooksLikeJsonStart(rest, i)) return "several JSON values follow one another";
+  return nullptr;
+}
+
+// True when the text after an object's closing brace goes on with its members
+// (", "key2": ..." or ", key2: ..."): the object was closed early, and the
+// reader sees the keys after it as its own.
+bool ContinuesAsMembers(std::string_view rest) {
+  size_t i = 0;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  if (i == rest.size() || rest[i] != ',') return false;
+  ++i;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  if (i == rest.size()) return false;
+  if (rest[i] == '"' || rest[i] == '\'') {
+    i = FindStringEnd(rest, i);
+    if (i == kNpos) return false;
+    ++i;
+  } else if (IsWordStart(rest[i])) {
+    while (i < rest.size() && IsWordChar(rest[i])) ++i;
+  } else {
+    return false;
+  }
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  return i < rest.size() && rest[i] == ':';
 }
 
 // The single-pass rewriter behind RepairJson. It keeps a stack of open
@@ -185,13 +307,19 @@ class Repairer {
     return std::move(out_);
   }
 
+  // Why the input was refused although the copied-through text might parse
+  // (a repair that would have guessed); "" otherwise. Valid after Run().
+  const std::string& refusal() const { return refusal_; }
+
  private:
   enum class Expect { kKey, kColon, kValue, kAfter };
   enum class Role { kKey, kValue };
   struct Frame {
-    char open;
+    char open;  // '{', '[' or '(' (a Python tuple, written as an array)
     Expect expect;
     size_t key_start = 0;  // where the current key begins in out_
+    size_t open_at = 0;    // where the container's bracket is in out_
+    bool comma = false;    // a comma was seen (a tuple, not a parenthesised value)
   };
 
   Expect& expect() { return stack_.empty() ? top_ : stack_.back().expect; }
@@ -199,6 +327,12 @@ class Repairer {
 
   void Step() {
     const char c = in_[pos_];
+    if (in_.substr(pos_).starts_with(kOpenCurly)) return CurlyString();
+    if (in_.substr(pos_).starts_with("```")) {
+      // The reply's closing fence: the JSON ended here, its closers left out.
+      done_ = true;
+      return;
+    }
     if (IsSpace(c)) {
       out_ += c;
       ++pos_;
@@ -214,9 +348,11 @@ class Repairer {
         return String();
       case '{':
       case '[':
+      case '(':
         return Open(c);
       case '}':
       case ']':
+      case ')':
         return Close(c);
       case ',':
         return Comma();
@@ -231,7 +367,9 @@ class Repairer {
   }
 
   // Unrepairable: copy the rest through so the strict parser names the spot.
-  void Fail() {
+  // A reason marks input the repair could turn into a value only by guessing.
+  void Fail(std::string_view reason = {}) {
+    if (refusal_.empty()) refusal_ = reason;
     out_.append(in_.substr(pos_));
     pos_ = in_.size();
     broken_ = true;
@@ -261,8 +399,12 @@ class Repairer {
       return;
     }
     // The top-level value is complete: keep trailing whitespace, drop prose.
-    const std::string_view rest = in_.substr(pos_);
-    if (TrimRightView(rest).empty()) out_.append(rest);
+    if (closing_brace_ && ContinuesAsMembers(in_.substr(pos_))) {
+      reopen_ = true;  // Close() reopens the object once its closing is done
+      return;
+    }
+    if (const char* why = TrailingJsonReason(in_.substr(pos_))) return Fail(why);
+    if (TrimRightView(in_.substr(pos_)).empty()) out_.append(in_.substr(pos_));
     pos_ = in_.size();
     done_ = true;
   }
@@ -280,14 +422,65 @@ class Repairer {
   }
 
   void String() {
-    const size_t close = FindStringEnd(in_, pos_);
+    const bool in_tuple = !stack_.empty() && stack_.back().open == '(';
+    const size_t close = FindStringEnd(in_, pos_, in_tuple);
     const size_t body_end = close == kNpos ? in_.size() : close;
+    if (in_[pos_] == '"') {
+      const std::string_view body = in_.substr(pos_ + 1, body_end - pos_ - 1);
+      if (std::string_view reason = StrayQuoteReason(body, close == kNpos); !reason.empty()) {
+        return Fail(reason);
+      }
+    }
     const std::optional<Role> role = BeginToken();
     if (!role) return Fail();
     out_ += '"';
     AppendStringBody(in_.substr(pos_ + 1, body_end - pos_ - 1));
     out_ += '"';
     pos_ = close == kNpos ? in_.size() : close + 1;
+    if (*role == Role::kKey) {
+      expect() = Expect::kColon;
+    } else {
+      ValueDone();
+    }
+  }
+
+  // Why a double-quoted string's extent is a guess, or "". Inner quotes that
+  // pair up ("he said "stop" twice") are quoted words; an odd one may as well
+  // have been the closing quote with a word or value after it ("a" b", "v"alue").
+  // A string that runs to the end of the input is a truncation only if it
+  // holds no inner quote and does not end the way the JSON would (a closing
+  // bracket or fence): then its closing quote was left out, and where it
+  // should have gone is a guess.
+  static std::string_view StrayQuoteReason(std::string_view body, bool unterminated) {
+    size_t quotes = 0;
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (body[i] == '\\') {
+        ++i;
+      } else if (body[i] == '"') {
+        ++quotes;
+      }
+    }
+    if (unterminated && quotes > 0) return "a string with a stray quote runs to the end of the text";
+    if (quotes % 2 == 1) return "a string holds an unpaired quote: where it ends is a guess";
+    if (!unterminated) return "";
+    const std::string_view tail = TrimRightView(body);
+    if (tail.ends_with("```") || tail.ends_with('}') || tail.ends_with(']')) {
+      return "a string's closing quote is missing before the end of the JSON";
+    }
+    return "";
+  }
+
+  // A string in curly quotes; its body keeps any straight quotes as text.
+  void CurlyString() {
+    const size_t body = pos_ + kOpenCurly.size();
+    const size_t close = in_.find(kCloseCurly, body);
+    if (close == kNpos) return Fail("a curly-quoted string never closes");
+    const std::optional<Role> role = BeginToken();
+    if (!role) return Fail();
+    out_ += '"';
+    AppendStringBody(in_.substr(body, close - body));
+    out_ += '"';
+    pos_ = close + kCloseCurly.size();
     if (*role == Role::kKey) {
       expect() = Expect::kColon;
     } else {
@@ -360,18 +553,34 @@ class Repairer {
   void Open(char c) {
     const std::optional<Role> role = BeginToken();
     if (!role || *role == Role::kKey) return Fail();
-    out_ += c;
+    Frame frame{c, c == '{' ? Expect::kKey : Expect::kValue};
+    frame.open_at = out_.size();
+    out_ += c == '(' ? '[' : c;
     ++pos_;
-    stack_.push_back(Frame{c, c == '{' ? Expect::kKey : Expect::kValue});
+    stack_.push_back(frame);
   }
 
   void Close(char c) {
-    const char want = c == '}' ? '{' : '[';
+    const char want = c == '}' ? '{' : c == ']' ? '[' : '(';
     size_t match = stack_.size();
     while (match > 0 && stack_[match - 1].open != want) --match;
     if (match == 0) return Fail();  // nothing open of this kind
+    // A closing bracket where a key's value should be drops that key: refuse
+    // ("{"a": }", "{"key:"v"}" whose key swallowed the colon).
+    const Frame& inner = stack_.back();
+    if (inner.open == '{' && (inner.expect == Expect::kColon || inner.expect == Expect::kValue)) {
+      return Fail("a key has no value before the object closes");
+    }
     ++pos_;
+    closing_brace_ = c == '}';
     while (stack_.size() >= match) CloseTop();
+    closing_brace_ = false;
+    if (reopen_) {
+      // An object closed early: its members go on after the brace.
+      reopen_ = false;
+      out_.pop_back();
+      stack_.push_back(Frame{'{', Expect::kAfter});
+    }
   }
 
   // Closes the innermost container, dropping a dangling key and a trailing comma.
@@ -381,7 +590,11 @@ class Repairer {
       out_.resize(frame.key_start);
     }
     DropTrailingComma();
-    out_ += frame.open == '{' ? '}' : ']';
+    if (frame.open == '(' && !frame.comma && frame.expect == Expect::kAfter) {
+      out_.erase(frame.open_at, 1);  // "(1)" is 1 in Python, not a tuple
+    } else {
+      out_ += frame.open == '{' ? '}' : ']';
+    }
     stack_.pop_back();
     ValueDone();
   }
@@ -391,6 +604,7 @@ class Repairer {
     Expect& e = expect();
     if (e == Expect::kAfter && !stack_.empty()) {
       out_ += ',';
+      stack_.back().comma = true;
       e = in_object() ? Expect::kKey : Expect::kValue;
     } else if (e == Expect::kKey || (e == Expect::kValue && !in_object() && !stack_.empty())) {
       // A doubled or leading comma: drop it.
@@ -409,7 +623,16 @@ class Repairer {
 
   void Number() {
     size_t end = pos_;
-    while (end < in_.size() && IsNumberChar(in_[end])) ++end;
+    bool underscores = false;  // Python's digit grouping, 82_461_110
+    while (end < in_.size()) {
+      if (in_[end] == '_' && end > pos_ && IsDigit(in_[end - 1]) && end + 1 < in_.size() &&
+          IsDigit(in_[end + 1])) {
+        underscores = true;
+      } else if (!IsNumberChar(in_[end])) {
+        break;
+      }
+      ++end;
+    }
     std::string_view token = in_.substr(pos_, end - pos_);
     if ((token == "-" || token == "+") && end < in_.size() && IsWordStart(in_[end])) {
       return Word();  // -Infinity and friends
@@ -420,6 +643,14 @@ class Repairer {
       size_t after = end;
       while (after < in_.size() && (in_[after] == ' ' || in_[after] == '\t')) ++after;
       if (after < in_.size() && IsWordStart(in_[after])) return BareString();  // "5 mg"
+      // "120/80", "10-20", "1.1.1": text a reader sees, not a number.
+      if (end < in_.size() && in_[end] == '/' && end + 1 < in_.size() && IsDigit(in_[end + 1])) {
+        return BareString();
+      }
+      if (!underscores && !IsNumberText(NormalizeNumber(token)) && !NormalizeNumber(token).empty() &&
+          end < in_.size()) {
+        return BareString();
+      }
     }
     pos_ = end;
     if (*role == Role::kKey) {
@@ -430,6 +661,7 @@ class Repairer {
       return;
     }
     std::string number = NormalizeNumber(token);
+    if (underscores) std::erase(number, '_');
     if (number.empty()) {
       if (pos_ == in_.size()) return;  // a sign cut off by truncation: no value
       pos_ -= token.size();
@@ -437,6 +669,30 @@ class Repairer {
     }
     out_ += number;
     ValueDone();
+  }
+
+  // True if s is a JSON number (RFC 8259's grammar).
+  static bool IsNumberText(std::string_view s) {
+    size_t i = 0;
+    if (i < s.size() && s[i] == '-') ++i;
+    if (i == s.size() || !IsDigit(s[i])) return false;
+    if (s[i] == '0') {
+      ++i;
+    } else {
+      while (i < s.size() && IsDigit(s[i])) ++i;
+    }
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      if (i == s.size() || !IsDigit(s[i])) return false;
+      while (i < s.size() && IsDigit(s[i])) ++i;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      ++i;
+      if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+      if (i == s.size() || !IsDigit(s[i])) return false;
+      while (i < s.size() && IsDigit(s[i])) ++i;
+    }
+    return i == s.size();
   }
 
   // Fixes the invalid spellings of a number ("+1", ".5", "5.", "1e" when
@@ -489,12 +745,14 @@ class Repairer {
   }
 
   // An unquoted string value: words, spaces and a little punctuation up to
-  // the next , } ] or line end. Anything else means it was not a value.
+  // the next , } ] or line end, or a quote after a space (the next key, its
+  // comma left out). Anything else means it was not a value.
   void BareString() {
     size_t end = pos_;
     while (end < in_.size()) {
       const char c = in_[end];
       if (c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r') break;
+      if (c == '"' && end > pos_ && IsSpace(in_[end - 1])) break;
       if (!IsWordChar(c) && c != ' ' && c != '\t' && c != '/' && c != '+' && c != '%') {
         return Fail();
       }
@@ -515,6 +773,9 @@ class Repairer {
   Expect top_ = Expect::kValue;
   bool done_ = false;
   bool broken_ = false;
+  bool closing_brace_ = false;  // Close() is closing the top-level object with a '}'
+  bool reopen_ = false;         // ... and the text goes on with its members
+  std::string refusal_;
 };
 
 // The strict, guarded parse (depth and number limits); nullopt when the text
@@ -528,34 +789,67 @@ std::optional<Json> TryParse(std::string_view text) {
 }  // namespace
 
 std::string StripJsonDecoration(std::string_view text) {
-  std::string_view region = JsonRegion(text);
-  size_t start = FindJsonStart(region);
-  if (start == kNpos) return "";
-  const size_t end = BalancedEnd(region, start);
-  if (end == kNpos) return std::string(TrimRightView(region.substr(start)));
-  return std::string(region.substr(start, end - start));
+  return std::string(ExtractJson(text).json);
 }
 
 std::string RepairJson(std::string_view text) {
   return Repairer(text).Run();
 }
 
-Result<Json> ParseJsonLenient(std::string_view text) {
-  if (std::optional<Json> strict = TryParse(text)) return std::move(*strict);
-  const std::string stripped = StripJsonDecoration(text);
+namespace {
+
+Result<Json> ParseJsonLenientUnchecked(std::string_view text, std::string* parsed_text) {
+  if (std::optional<Json> strict = TryParse(text)) {
+    *parsed_text = text;
+    return std::move(*strict);
+  }
+  const Extracted extracted = ExtractJson(text);
+  const std::string_view stripped = extracted.json;
   if (stripped.empty()) {
     return Status::ParseError("no JSON object or array found (tried: strict parse, stripping "
                               "fences and prose): \"" + Preview(text) + "\"");
   }
-  if (stripped.size() != text.size()) {
-    if (std::optional<Json> plain = TryParse(stripped)) return std::move(*plain);
+  auto refuse = [&](std::string_view why) {
+    return Status::ParseError("could not read JSON without guessing (tried: strict parse, stripping fences and "
+                              "prose, repairing): " + std::string(why) + ": \"" + Preview(stripped) + "\"");
+  };
+  if (extracted.several_fences) return refuse("several fenced blocks hold JSON");
+  // An object closed early is read with the members after its brace; the
+  // repair then sees them too.
+  std::string_view to_repair = stripped;
+  if (stripped.front() == '{' && ContinuesAsMembers(extracted.rest)) {
+    to_repair = std::string_view(stripped.data(), stripped.size() + extracted.rest.size());
+  } else if (const char* why = TrailingJsonReason(extracted.rest)) {
+    return refuse(why);
+  } else if (stripped.size() != text.size()) {
+    if (std::optional<Json> plain = TryParse(stripped)) {
+      *parsed_text = stripped;
+      return std::move(*plain);
+    }
   }
-  const std::string repaired = RepairJson(stripped);
+  Repairer repairer(to_repair);
+  std::string repaired = repairer.Run();
+  if (!repairer.refusal().empty()) return refuse(repairer.refusal());
   Result<Json> fixed = ParseJson(repaired);
-  if (fixed.ok()) return std::move(*fixed);
+  if (fixed.ok()) {
+    *parsed_text = std::move(repaired);
+    return std::move(*fixed);
+  }
   return Status::ParseError("could not parse JSON (tried: strict parse, stripping fences and "
                             "prose, repairing; after repair: " + fixed.status().message() + "): \"" +
                             Preview(stripped) + "\"");
+}
+
+}  // namespace
+
+Result<Json> ParseJsonLenient(std::string_view text) {
+  std::string parsed_text;
+  Result<Json> value = ParseJsonLenientUnchecked(text, &parsed_text);
+  if (value.ok() && HasConflictingKeys(parsed_text)) {
+    return Status::ParseError("could not read JSON without guessing: an object gives a key two different "
+                              "values: \"" + Preview(text) + "\"");
+  }
+  return value;
 }
 
 }  // namespace medreact

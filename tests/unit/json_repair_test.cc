@@ -186,5 +186,94 @@ TEST(JsonRepairLenientTest, LargeNearJsonInLinearTime) {
   EXPECT_EQ((*v)["items"][99999]["id"], 99999);
 }
 
+// Issue 23, item 8: never a silently wrong value. Each class below once gave a
+// value other than the one a reader of the text sees; now it reads that value
+// or refuses, saying why ("without guessing").
+void ExpectRefused(std::string_view text) {
+  Result<Json> v = ParseJsonLenient(text);
+  ASSERT_FALSE(v.ok()) << text << " gave " << DumpJson(*v);
+  EXPECT_EQ(v.status().code(), StatusCode::kParseError);
+  EXPECT_NE(v.status().message().find("without guessing"), std::string::npos) << v.status().message();
+}
+
+Json Lenient(std::string_view text) {
+  Result<Json> v = ParseJsonLenient(text);
+  EXPECT_TRUE(v.ok()) << text << ": " << v.status().ToString();
+  return v.ok() ? *v : Json();
+}
+
+TEST(JsonRepairNoSilentValueTest, FenceInsideAStringIsNotTheReply) {
+  // A finishing call whose answer quotes a fenced block (raw newlines make it invalid JSON).
+  const Json v = Lenient("{\"tool\": \"finish\", \"arguments\": {\"answer\": \"The range:\n```json\n[5, 10]\n```\"}}");
+  EXPECT_EQ(v["arguments"]["answer"], "The range:\n```json\n[5, 10]\n```");
+  EXPECT_EQ(Lenient("{\"response\": \"```json{}\""), Json::parse(R"({"response": "```json{}"})"));
+  // Two fenced blocks holding JSON: which one is meant is a guess.
+  ExpectRefused("first ```json\n{\"a\": 1}\n``` then ```json\n[1, 2]\n```");
+  // The reply's own fence still wins over prose before it.
+  EXPECT_EQ(Lenient("Use {a: 1}? No:\n```json\n{\"b\": 2}\n```"), Json::parse(R"({"b": 2})"));
+}
+
+TEST(JsonRepairNoSilentValueTest, EarlyCloseIsReadOrRefusedAndSeveralValuesAreRefused) {
+  // The members after an early '}' are the object's: a reader sees them there.
+  EXPECT_EQ(Lenient(R"({"tool": "x"}, "arguments": {"q": 1}})"),
+            Json::parse(R"({"tool": "x", "arguments": {"q": 1}})"));
+  EXPECT_EQ(Lenient(R"({"key1": ["v1", "v2"}, "key2": ["v3"]})"),
+            Json::parse(R"({"key1": ["v1", "v2"], "key2": ["v3"]})"));
+  EXPECT_EQ(Lenient("Call: {\"tool\": \"x\"}, arguments: {\"q\": 1}} done"),
+            Json::parse(R"({"tool": "x", "arguments": {"q": 1}})"));
+  ExpectRefused(R"({"a": 1}, "b": })");    // the key after it has no value
+  ExpectRefused(R"({"a": 1}, "b" "c"})");  // no colon: key or value?
+  ExpectRefused(R"({"tool": "a"}, {"tool": "b"})");
+  ExpectRefused(R"({"a": 1}{"b": 2})");
+  ExpectRefused(R"([1] [2])");
+  // Prose after the value is still dropped.
+  EXPECT_EQ(Lenient(R"({"a": 1} hope this helps)"), Json::parse(R"({"a": 1})"));
+}
+
+TEST(JsonRepairNoSilentValueTest, KeyWithoutValueIsRefusedNotDropped) {
+  ExpectRefused(R"({"key:"value"})");  // a quote inside the key
+  ExpectRefused(R"({"a": true, "b": })");
+  ExpectRefused(R"([{5}])");
+  // Truncation still drops the cut-off key (the reply ended there).
+  EXPECT_EQ(Lenient(R"({"tool": "x", "argu)"), Json::parse(R"({"tool": "x"})"));
+}
+
+TEST(JsonRepairNoSilentValueTest, StrayQuotesAreRefused) {
+  ExpectRefused(R"(["value1" value2", "value3"])");
+  ExpectRefused(R"({"b": "xxxxx" true})");
+  ExpectRefused(R"({"key": "v"alue"})");
+  ExpectRefused(R"({"key": "value}```)");  // the closing quote is missing before the end
+  ExpectRefused(R"({"q": "dose 5 mg]})");
+  // Quotes that pair up are quoted words; a quote before a fence closes the string.
+  EXPECT_EQ(Lenient(R"({"note": "he said "stop" twice"})")["note"], "he said \"stop\" twice");
+  EXPECT_EQ(Lenient(R"({"key": "value, value2"```)"), Json::parse(R"({"key": "value, value2"})"));
+  EXPECT_EQ(Lenient(R"x({"c": "[LINK]("https://x.org")"})x")["c"], "[LINK](\"https://x.org\")");
+}
+
+TEST(JsonRepairNoSilentValueTest, ConflictingDuplicateKeysAreRefused) {
+  ExpectRefused(R"({"dose": "5 mg", "dose": "50 mg"})");
+  ExpectRefused(R"([{"a": {"x": 1}, "a": {"x": 2}}])");
+  EXPECT_EQ(Lenient(R"({"b": "v2", "b": "v2"})"), Json::parse(R"({"b": "v2"})"));
+  EXPECT_EQ(Lenient(R"({"a": [1, {"x": null}], "a": [1, {"x": null}], "b": {"c": 1, "c": 1}})"),
+            Json::parse(R"({"a": [1, {"x": null}], "b": {"c": 1}})"));
+  ExpectRefused(R"({"a": [1, {"x": null}], "a": [1, {"x": 0}]})");
+  ExpectRefused(R"({"o": {"k": "v", "k": "w"}, "p": 1})");
+}
+
+TEST(JsonRepairRecoverableTest, PythonAndHumanSpellings) {
+  EXPECT_EQ(Lenient(R"({"a": TRUE, "b": Null})"), Json::parse(R"({"a": true, "b": null})"));
+  EXPECT_EQ(Lenient("(1, 2)"), Json::parse("[1, 2]"));
+  EXPECT_EQ(Lenient("```json\n((1, 2), (3, 4))\n```"), Json::parse("[[1, 2], [3, 4]]"));
+  EXPECT_EQ(Lenient(R"({"coords": (1, 2), "one": (1), "s": ("x"), "e": ()})"),
+            Json::parse(R"({"coords": [1, 2], "one": 1, "s": "x", "e": []})"));
+  EXPECT_EQ(Lenient(R"({"bp": 120/80, "range": 10-20, "v": 1.1.1, "n": 82_461_110})"),
+            Json::parse(R"({"bp": "120/80", "range": "10-20", "v": "1.1.1", "n": 82461110})"));
+  EXPECT_EQ(Lenient("{\xE2\x80\x9C" "drug\xE2\x80\x9D: \xE2\x80\x9C" "warfarin\xE2\x80\x9D}"),
+            Json::parse(R"({"drug": "warfarin"})"));
+  EXPECT_EQ(Lenient(R"({"risk": high "score": 3})"), Json::parse(R"({"risk": "high", "score": 3})"));
+  // Prose in parentheses is not a tuple.
+  EXPECT_EQ(Lenient(R"(Result (see below): {"a": 1})"), Json::parse(R"({"a": 1})"));
+}
+
 }  // namespace
 }  // namespace medreact

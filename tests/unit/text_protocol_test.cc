@@ -229,6 +229,30 @@ TEST(TextProtocolTest, CapturesThoughtAndMintsDistinctIds) {
   EXPECT_NE(r.tool_calls[0].id, r.tool_calls[1].id);
 }
 
+// Issue 23, item 8: a fenced block quoted inside a call's string argument is
+// part of the argument, not the call; an early-closed call is read whole; two
+// calls run together are refused, not cut to the first.
+TEST(TextProtocolTest, ToolCallJsonIsNeverSilentlyWrong) {
+  const TextReply fenced = ParseTextReply(
+      "TOOL_CALL: {\"tool\": \"finish\", \"arguments\": {\"answer\": \"Range:\n```json\n[5, 10]\n```\"}}",
+      SentinelOptions());
+  ASSERT_EQ(fenced.error, "");
+  ASSERT_EQ(fenced.tool_calls.size(), 1u);
+  EXPECT_EQ(fenced.tool_calls[0].name, "finish");
+  EXPECT_EQ(Json::parse(fenced.tool_calls[0].arguments)["answer"], "Range:\n```json\n[5, 10]\n```");
+
+  const TextReply early =
+      ParseTextReply("TOOL_CALL: {\"tool\": \"get_labs\"}, \"arguments\": {\"category\": \"Coag\"}}",
+                     SentinelOptions());
+  ASSERT_EQ(early.error, "");
+  ASSERT_EQ(early.tool_calls.size(), 1u);
+  EXPECT_EQ(Json::parse(early.tool_calls[0].arguments)["category"], "Coag");
+
+  const TextReply two = ParseTextReply("TOOL_CALL: {\"tool\": \"a\"} {\"tool\": \"b\"}", SentinelOptions());
+  EXPECT_TRUE(two.tool_calls.empty());
+  EXPECT_NE(two.error.find("could not be read"), std::string::npos) << two.error;
+}
+
 TEST(TextProtocolTest, ErrorQuotesAPreviewAndFieldFormat) {
   const TextReply r = ParseTextReply("The patient looks fine to me.", SentinelOptions());
   EXPECT_NE(r.error.find("\"The patient looks fine to me.\""), std::string::npos) << r.error;
