@@ -319,7 +319,11 @@ TEST(CxrServiceTest, AnEditIsCheckedAgainstTheToolsSchemaAndRunsWithTheReviewers
   EXPECT_THAT((*steps)[0].assistant.tool_calls[1].arguments, HasSubstr("Heart"));
   EXPECT_THAT(::testing::PrintToString((*steps)[0].notes), HasSubstr("reviewer's arguments"));
   bool approval_event = false;
-  for (const RunEvent& e : *service.Events(id)) approval_event = approval_event || e.type == "approval";
+  // The events held in a named Result: a range-for over `*service.Events(id)`
+  // would read a temporary destroyed before the loop (ASan: stack-use-after-scope).
+  Result<std::vector<RunEvent>> events = service.Events(id);
+  ASSERT_TRUE(events.ok());
+  for (const RunEvent& e : *events) approval_event = approval_event || e.type == "approval";
   EXPECT_TRUE(approval_event);
 }
 
