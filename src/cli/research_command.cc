@@ -240,8 +240,8 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--token-budget", flags->token_budget, "tokens over every agent run (0 = none)")
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}));
   cmd->add_option("--sources", flags->sources, "comma-separated: pubmed, trials, preprints");
-  cmd->add_option("--results", flags->results, "records per search the rules planner asks for")
-      ->check(CLI::Range(1, 100));
+  cmd->add_option("--results", flags->results, "records per search the rules planner asks for (1-50)")
+      ->check(CLI::Range(1, 50));
   cmd->add_flag("--online", flags->online, "send requests to the literature services (default: the cache only)");
   CLI::Option* cache = cmd->add_option("--cache", flags->cache_path,
                                        "the literature cache (default: $XDG_CACHE_HOME/medreact/literature.sqlite)");

@@ -420,8 +420,10 @@ void AddRunsCommand(CLI::App& app, int* exit_code) {
   auto prune = std::make_shared<PruneFlags>();
   CLI::App* p = runs->add_subcommand("prune", "delete ended runs from the store");
   AddStorePathFlag(p, &prune->store);
+  // At most 100,000 days (274 years): the age is taken from the clock in
+  // nanoseconds, whose 64 bits hold about 106,751 days; more overflowed.
   p->add_option("--older-than", prune->older_than_days, "only runs last updated more than DAYS days ago (default 0)")
-      ->check(FiniteRange(0, 365'000, "days"));
+      ->check(FiniteRange(0, 100'000, "days"));
   p->add_option("--status", prune->statuses,
                 "only runs with this status (repeatable; default: every status but 'running' and 'awaiting_approval')");
   p->add_flag("--dry-run", prune->dry_run, "list the runs that would be deleted, delete nothing");

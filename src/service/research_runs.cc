@@ -201,8 +201,11 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
     return Status::InvalidArgument("the timeout (timeout_s) must be between 0 and a week");
   }
   if (start.token_budget < 0) return Status::InvalidArgument("the token budget (token_budget) must not be negative");
-  if (start.results < 1 || start.results > 100) {
-    return Status::InvalidArgument("the records per search (results) must be between 1 and 100");
+  // The literature tools' schema allows 1..50 records per search: more made
+  // every rules-planner search fail its argument check (a report on 0 records).
+  if (start.results < 1 || start.results > 50) {
+    return Status::InvalidArgument("the records per search (results) must be between 1 and 50 (the literature "
+                                   "tools' limit)");
   }
   if (!start.replay_path.empty() && start.cache_path.empty()) {
     return Status::InvalidArgument("a recording (replay_path) is imported into a literature cache the user names "

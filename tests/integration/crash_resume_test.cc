@@ -216,6 +216,15 @@ TEST(RunsCommandTest, ListShowRefuseAFinishedRunAndPrune) {
   testing::ProcessResult dry = RunCommand({MEDREACT_BINARY, "runs", "prune", "--dry-run", "--json", "--store", store});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_EQ(ParseJson(dry.out).value()["runs"], Json::array({id}));
+  // Past what the clock's 64-bit nanoseconds hold (106,751 days) is refused, not overflowed.
+  for (const char* days : {"106752", "365000", "1e300"}) {
+    testing::ProcessResult far = RunCommand({MEDREACT_BINARY, "runs", "prune", "--older-than", days, "--store", store});
+    EXPECT_EQ(far.exit_code, 2) << days << ": " << far.err;
+  }
+  testing::ProcessResult ancient =
+      RunCommand({MEDREACT_BINARY, "runs", "prune", "--older-than", "100000", "--dry-run", "--store", store});
+  ASSERT_EQ(ancient.exit_code, 0) << ancient.err;
+  EXPECT_THAT(ancient.err, HasSubstr("0 run(s)"));
   testing::ProcessResult old = RunCommand({MEDREACT_BINARY, "runs", "prune", "--older-than", "1", "--store", store});
   ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_THAT(old.err, HasSubstr("0 run(s) deleted"));

@@ -324,6 +324,12 @@ TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
   start = RulesStart();
   start.question = "  ";
   EXPECT_THAT(PrepareResearch(service, start).status().message(), HasSubstr("the question is empty"));
+  // The literature tools take 1..50 records per search; more is refused, not failed search by search.
+  start = RulesStart();
+  start.results = 51;
+  EXPECT_THAT(PrepareResearch(service, start).status().message(), HasSubstr("(results) must be between 1 and 50"));
+  start.results = 50;
+  EXPECT_TRUE(PrepareResearch(service, start).ok());
   start = RulesStart();
   start.planner = "model";
   EXPECT_THAT(PrepareResearch(service, start).status().message(), HasSubstr("(llm_url)"));
