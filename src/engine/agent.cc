@@ -773,37 +773,8 @@ std::vector<std::string> Agent::Loop::DecideApprovals(Message& assistant, StepRe
   // First every decision (asking `approve` for those not stored); nothing is
   // applied while a call still waits, so a paused turn is stored as the
   // model made it, with the decisions taken so far beside it.
-  std::vector<std::string> waiting;
-  std::vector<size_t> decided;
-  for (size_t i = 0; i < assistant.tool_calls.size(); ++i) {
-    const ToolCall& call = assistant.tool_calls[i];
-    if (finished.count(i)) continue;
-    if (std::find(options_.finish_tools.begin(), options_.finish_tools.end(), call.name) !=
-        options_.finish_tools.end()) {
-      continue;  // ending the run is never held back
-    }
-    const Tool* tool = agent_.tools_->Find(call.name);
-    if (!tool) continue;  // an unknown tool fails as usual
-    bool needs = true;
-    try {
-      needs = options_.needs_approval(call, tool->spec());
-    } catch (...) {
-    }
-    if (!needs) continue;
-    if (!approvals_.count(call.id) && options_.approve) {
-      std::optional<ApprovalDecision> d;
-      try {
-        d = options_.approve(call, tool->spec());
-      } catch (...) {
-      }
-      if (d) approvals_.emplace(call.id, *d);
-    }
-    if (approvals_.count(call.id)) {
-      decided.push_back(i);
-    } else {
-      waiting.push_back(call.id);
-    }
-  }
+  auto [waiting, decided] = SplitForApproval(assistant.tool_calls, *agent_.tools_, finished, options_.finish_tools,
+                                             options_.needs_approval, options_.approve, approvals_);
   if (!waiting.empty()) return waiting;
 
   for (size_t i : decided) {

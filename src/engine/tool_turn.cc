@@ -151,4 +151,41 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
   return out;
 }
 
+ApprovalSplit SplitForApproval(
+    const std::vector<ToolCall>& calls, const ToolRegistry& tools,
+    const std::map<size_t, ToolResultRecord>& finished, const std::vector<std::string>& never_held,
+    const std::function<bool(const ToolCall&, const ToolSpec&)>& needs_approval,
+    const std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)>& approve,
+    std::map<std::string, ApprovalDecision>& approvals) {
+  ApprovalSplit out;
+  if (!needs_approval) return out;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ToolCall& call = calls[i];
+    if (finished.count(i)) continue;
+    if (std::find(never_held.begin(), never_held.end(), call.name) != never_held.end()) continue;
+    const Tool* tool = tools.Find(call.name);
+    if (!tool) continue;  // an unknown tool fails as usual
+    bool needs = true;
+    try {
+      needs = needs_approval(call, tool->spec());
+    } catch (...) {
+    }
+    if (!needs) continue;
+    if (!approvals.count(call.id) && approve) {
+      std::optional<ApprovalDecision> d;
+      try {
+        d = approve(call, tool->spec());
+      } catch (...) {
+      }
+      if (d) approvals.emplace(call.id, *d);
+    }
+    if (approvals.count(call.id)) {
+      out.decided.push_back(i);
+    } else {
+      out.waiting.push_back(call.id);
+    }
+  }
+  return out;
+}
+
 }  // namespace medreact

@@ -18,10 +18,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/thread_pool.h"
 #include "medreact/events.h"
+#include "medreact/run_state.h"
 #include "medreact/tool_registry.h"
 #include "medreact/trace.h"
 
@@ -53,6 +56,25 @@ struct ToolTurnResult {
   // have no result to keep; a resume runs them again).
   bool cut = false;
 };
+
+// Which calls of a turn wait for a person (AgentOptions::needs_approval and
+// every graph app's equivalent): the calls not in `finished`, of a known
+// tool not named in `never_held` (a finishing tool), that `needs_approval`
+// holds (a predicate that throws holds the call). `approve`, when set, is
+// asked for each held call not yet in `approvals` and its answer stored
+// there. Returns the held calls still undecided (ids, in call order) and
+// the decided ones (indices): nothing is applied here, so a paused turn is
+// stored as the model made it.
+struct ApprovalSplit {
+  std::vector<std::string> waiting;
+  std::vector<size_t> decided;
+};
+ApprovalSplit SplitForApproval(
+    const std::vector<ToolCall>& calls, const ToolRegistry& tools,
+    const std::map<size_t, ToolResultRecord>& finished, const std::vector<std::string>& never_held,
+    const std::function<bool(const ToolCall&, const ToolSpec&)>& needs_approval,
+    const std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)>& approve,
+    std::map<std::string, ApprovalDecision>& approvals);
 
 // The registry is shared with the workers: an abandoned call may outlive the turn.
 ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const std::vector<ToolCall>& calls,

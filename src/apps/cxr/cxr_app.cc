@@ -176,34 +176,8 @@ Result<Json> CxrRun::Restore(const RunState& state) {
 
 std::vector<std::string> CxrRun::Decide(std::vector<ToolCall>& calls, StepRecord& rec,
                                         std::map<size_t, ToolResultRecord>& finished) {
-  std::vector<std::string> waiting;
-  if (!config_.needs_approval) return waiting;
-  std::vector<size_t> decided;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ToolCall& call = calls[i];
-    if (finished.count(i)) continue;
-    const Tool* tool = registry_->Find(call.name);
-    if (!tool) continue;  // an unknown tool fails as usual
-    bool needs = true;
-    try {
-      needs = config_.needs_approval(call, tool->spec());
-    } catch (...) {
-    }
-    if (!needs) continue;
-    if (!approvals_.count(call.id) && config_.approve) {
-      std::optional<ApprovalDecision> d;
-      try {
-        d = config_.approve(call, tool->spec());
-      } catch (...) {
-      }
-      if (d) approvals_.emplace(call.id, *d);
-    }
-    if (approvals_.count(call.id)) {
-      decided.push_back(i);
-    } else {
-      waiting.push_back(call.id);
-    }
-  }
+  auto [waiting, decided] = SplitForApproval(calls, *registry_, finished, /*never_held=*/{}, config_.needs_approval,
+                                             config_.approve, approvals_);
   if (!waiting.empty()) {  // nothing applied while a call still waits
     for (const ToolCall& call : calls) {
       if (std::find(waiting.begin(), waiting.end(), call.id) == waiting.end()) continue;
