@@ -28,6 +28,7 @@
 
 #include "apps/common/app_runner.h"
 #include "apps/research/research_app.h"
+#include "cli/approval_flags.h"
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
@@ -62,6 +63,7 @@ struct ResearchFlags {
   bool quiet = false;
   bool require_model = false;
   StoreFlags store;
+  ApprovalFlags approval;
 };
 
 int Fail(const std::string& message) {
@@ -112,6 +114,16 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
     std::cerr << who << ": " << WithFlagNames(out.status.message()) << "\n";
     return kExitBadInput;
   }
+  if (run.status == "awaiting_approval" && out.paused) {
+    // No report yet: the research goes on once the searches are decided.
+    std::cerr << who << ": the research waits for a person's approval of "
+              << Printable(Join(out.paused->awaiting_approval, ", ")) << "; decide with 'medreact runs approve|reject "
+              << run.run_id << "' (see 'medreact runs show " << run.run_id << "')\n";
+    if (!outputs.trace_path.empty()) {
+      if (Status s = WriteJsonFile(out.trace, outputs.trace_path); !s.ok()) std::cerr << who << ": " << s.message() << "\n";
+    }
+    return ExitCodeAfterInterrupt(kExitAwaitingApproval);
+  }
   int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
   if (out.fell_back) {
     std::cerr << who << ": the model never answered (" << out.model_failure
@@ -150,10 +162,17 @@ int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::Prepa
     events = *opened;
   }
   ResearchPrinter printer(events, outputs.quiet);
+  // A search that waits asks on the terminal (--approval-prompt), else the research pauses.
+  std::shared_ptr<ToolRegistry> tools;
+  if (prepared->config.needs_approval && PromptsOnTerminal(outputs.approval_prompt)) {
+    Result<std::shared_ptr<ToolRegistry>> offered = service::ResearchDecisionTools(prepared->run);
+    if (offered.ok()) tools = *offered;
+  }
   const service::ResearchHooks hooks{
       .on_event = [&printer](const ResearchEvent& e) { printer(e); },
       .cancel = InstallInterruptHandlers(),
-      .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; }};
+      .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; },
+      .approve = tools ? TerminalApprover(outputs.approval_prompt, tools, std::cin, std::cerr) : nullptr};
   const service::ResearchRun run = service::RunPreparedResearch(runs, std::move(prepared), hooks);
   return ReportResearchRun(run, outputs, who);
 }
@@ -206,6 +225,9 @@ int RunResearchCommand(const ResearchFlags& flags) {
                                .memory_path = flags.memory_path,
                                .out_path = flags.out_path,
                                .report_path = flags.report_path};
+  Result<std::vector<std::string>> rules = ApprovalRules(flags.approval);
+  if (!rules.ok()) return Fail(rules.status().message());
+  start.require_approval = *rules;
   Result<std::unique_ptr<service::PreparedResearch>> prepared = service::PrepareResearch(runs, start);
   if (!prepared.ok()) return Fail(prepared.status().message());
   if (!flags.replay_path.empty() && !flags.quiet) {
@@ -217,7 +239,8 @@ int RunResearchCommand(const ResearchFlags& flags) {
                              .events_path = flags.events_path,
                              .trace_path = flags.trace_path,
                              .quiet = flags.quiet,
-                             .require_model = flags.require_model},
+                             .require_model = flags.require_model,
+                             .approval_prompt = flags.approval.prompt},
                             "medreact research");
 }
 
@@ -259,6 +282,7 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--require-model", flags->require_model,
                 "exit 1 when the model never answered and the rules planner researched instead");
   AddStoreFlags(cmd, &flags->store);
+  AddApprovalFlags(cmd, &flags->approval);  // the searches that wait for a person
   cmd->callback([flags, exit_code] { *exit_code = RunResearchCommand(*flags); });
 }
 

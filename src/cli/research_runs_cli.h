@@ -20,6 +20,7 @@ struct ResearchOutputs {
   std::string trace_path;   // --trace: the research trace (JSON)
   bool quiet = false;       // no progress lines on stderr
   bool require_model = false;  // exit 1 when the rules planner stood in for the model
+  std::string approval_prompt = "auto";  // --approval-prompt: who decides a search that waits
 };
 
 // Runs a prepared research (new or resumed) through the service, printing
@@ -37,7 +38,7 @@ int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const Mod
                       const ResearchOutputs& outputs);
 
 // The report and the files after a research, and the exit code: 0 the report
-// agent wrote the report; 1 fallback synthesis, the rules planner standing in
+// agent wrote the report; 3 a search waits for approval (no report yet); 1 fallback synthesis, the rules planner standing in
 // with `require_model`, or an output that could not be written; 2 the
 // research could not be set up (nothing ran).
 int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& outputs, const std::string& who);

@@ -286,7 +286,9 @@ int RunResume(const ResumeFlags& flags) {
   if (run->app == "chat") return ContinueChatRun(flags, runs, *run);
   if (run->app == "research") {  // research_runs_cli.h
     return ResumeResearchRun(runs, *run, flags.model,
-                             {.events_path = flags.events_path, .trace_path = flags.trace_path});
+                             {.events_path = flags.events_path,
+                              .trace_path = flags.trace_path,
+                              .approval_prompt = flags.approval_prompt});
   }
   if (run->app == "cxr") return ResumeCxrRun(runs, *run, flags.model, OutputsOf(flags), flags.approval_prompt);
   // triage, extract: runs_resume_apps.h
@@ -325,6 +327,12 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   if (!run.ok()) return Fail(run.status().message());
   if (run->app == "cxr") {  // runs_resume_cxr.h
     return ResumeCxrRun(runs, *run, flags.run.model, OutputsOf(flags.run), flags.run.approval_prompt);
+  }
+  if (run->app == "research") {  // research_runs_cli.h
+    return ResumeResearchRun(runs, *run, flags.run.model,
+                             {.events_path = flags.run.events_path,
+                              .trace_path = flags.run.trace_path,
+                              .approval_prompt = flags.run.approval_prompt});
   }
   return ContinueChatRun(flags.run, runs, *run);
 }

@@ -21,7 +21,8 @@ const std::vector<AppRow>& AppTable() {
        .waits_for_approval = true},  // service/cxr_runs.h: checkpoints per graph node, images by hash
       {.name = "research",
        .summary = "multi-agent literature research (seed 003)",
-       .resumable = true},  // from the checkpoint after its last agent's turn (service/research_runs.h)
+       .resumable = true,
+       .waits_for_approval = true},  // from the checkpoint after its last agent's turn; searches may wait (service/research_runs.h)
   };
   return table;
 }

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "apps/common/approval_policy.h"
+#include "apps/research/research_search_tools.h"
+#include "apps/research/research_types.h"
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/model_factory.h"
@@ -40,6 +43,10 @@ class ResearchRecording {
     if (!recorder_) return;
     if (prepared.resumed) {
       state_ = prepared.state;
+      // A paused search goes on now: its turn and decisions live in the research's checkpoint.
+      state_.awaiting_approval.clear();
+      state_.approvals.clear();
+      state_.turn = Message();
       base_elapsed_ms_ = state_.elapsed_ms;
       checkpointed_steps_ = state_.trace.steps.size();
       return;
@@ -109,15 +116,27 @@ class ResearchRecording {
     if (!recorder_) return "";
     RunResult end;
     const std::string status = ResearchRunStatus(out);
-    end.status = status == "finished"  ? RunStatus::kFinished
-                 : status == "max_steps" ? RunStatus::kMaxSteps
-                 : status == "timeout"   ? RunStatus::kTimeout
-                 : status == "budget"    ? RunStatus::kBudget
-                                         : RunStatus::kError;
+    end.status = status == "finished"            ? RunStatus::kFinished
+                 : status == "max_steps"         ? RunStatus::kMaxSteps
+                 : status == "timeout"           ? RunStatus::kTimeout
+                 : status == "budget"            ? RunStatus::kBudget
+                 : status == "awaiting_approval" ? RunStatus::kAwaitingApproval
+                                                 : RunStatus::kError;
+    if (out.paused) {
+      // The search agent's paused turn, for Show and Decide (the research's
+      // checkpoint, already stored, holds it whole).
+      state_.phase = RunState::Phase::kInTurn;
+      state_.turn = out.paused->turn;
+      state_.awaiting_approval = out.paused->awaiting_approval;
+      state_.approvals = out.paused->approvals;
+      state_.elapsed_ms = Elapsed();
+      recorder_->Hook()(state_);
+      end.error = "waiting for a person's approval of " + Join(out.paused->awaiting_approval, ", ");
+    }
     end.answer = out.report.markdown;
     if (!out.status.ok()) {
       end.error = out.status.message();
-    } else if (!out.report_from_agent) {
+    } else if (!out.report_from_agent && !out.paused) {
       end.error = "fallback synthesis (" + out.stop_reason + "): " + out.fallback_reason;
     }
     if (out.status.ok()) end.final_fields = Json::parse(DumpJson(out.result));
@@ -165,6 +184,25 @@ Status ApplyInputs(const Json& inputs, ResearchConfig& config) {
   config.literature.client.online = BoolOr(inputs, "online", false);
   config.literature.client.cache_path = StringOr(inputs, "cache");
   config.memory_path = StringOr(inputs, "memory");
+  // The approval rules over the search agent's tools (each in the literature pack).
+  config.needs_approval = nullptr;
+  std::vector<std::string> rules;
+  for (const Json& r : inputs.value("require_approval", Json::array())) {
+    if (!r.is_string()) return Status::InvalidArgument("require_approval: not a list of rules");
+    rules.push_back(r.get<std::string>());
+  }
+  if (rules.empty()) return Status::OK();
+  Result<std::vector<std::string>> checked = CheckApprovalRules(rules);
+  if (!checked.ok()) return checked.status();
+  Result<std::shared_ptr<ToolRegistry>> tools = ResearchSearchTools(config, std::make_shared<ResearchEvidenceSink>());
+  if (!tools.ok()) return tools.status();
+  std::map<std::string, std::string> packs;
+  for (const std::string& name : (*tools)->Names()) {
+    if (name != kSubmitSearchTool) packs[name] = "literature";
+  }
+  Result<std::function<bool(const ToolCall&, const ToolSpec&)>> needs = ApprovalPredicate(*checked, **tools, packs);
+  if (!needs.ok()) return needs.status();
+  config.needs_approval = std::move(*needs);
   return Status::OK();
 }
 
@@ -178,7 +216,16 @@ std::string ResearchRunStatus(const ResearchOutcome& out) {
   if (stop == "timeout") return "timeout";
   if (stop == "token_budget") return "budget";
   if (stop == "cancelled") return "interrupted";
+  if (stop == "awaiting_approval") return "awaiting_approval";
   return "error";
+}
+
+Result<std::shared_ptr<ToolRegistry>> ResearchDecisionTools(const RunRecord& run) {
+  ResearchConfig config;
+  if (Status s = ApplyInputs(run.inputs, config); !s.ok()) {
+    return Status::InvalidArgument("run '" + run.id + "': " + s.message());
+  }
+  return ResearchSearchTools(config, std::make_shared<ResearchEvidenceSink>());
 }
 
 Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& service, const ResearchStart& start) {
@@ -229,11 +276,14 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
                        {"memory", AbsolutePath(start.memory_path)},
                        {"out", prepared->out_path},
                        {"report", prepared->report_path},
+                       {"require_approval", start.require_approval},
                        {"options",
                         {{"max_rounds", start.max_rounds},
                          {"timeout_s", start.timeout_s},
                          {"token_budget", start.token_budget}}}};
-  if (Status s = ApplyInputs(inputs, prepared->config); !s.ok()) return s;
+  if (Status s = ApplyInputs(inputs, prepared->config); !s.ok()) {
+    return inputs["require_approval"].empty() ? s : s.WithContext("the approval rules (require_approval)");
+  }
   if (!rules) {
     Result<std::shared_ptr<ChatModel>> model = service.BuildModel(start.model);
     if (!model.ok()) return model.status();
@@ -275,6 +325,12 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearchResume(const RunService
   if (!state.ok()) return state.status();
   if (!state->has_value()) return Status::FailedPrecondition("run '" + run_id + "' has no checkpoint to resume from");
   prepared->state = std::move(**state);
+  for (const std::string& call : prepared->state.awaiting_approval) {
+    if (!prepared->state.approvals.count(call)) {
+      return Status::FailedPrecondition("run '" + run_id + "' still waits for a decision on " + Printable(call));
+    }
+  }
+  prepared->config.approvals = prepared->state.approvals;
   // Before its first graph checkpoint a research starts again (in the same row).
   const Json& checkpoint = prepared->state.app;
   prepared->config.resume_from = checkpoint;
@@ -297,6 +353,14 @@ ResearchRun RunPreparedResearch(RunService& service, std::unique_ptr<PreparedRes
                                 const ResearchHooks& hooks) {
   ResearchConfig& config = prepared->config;
   config.cancel = hooks.cancel;
+  config.approve = hooks.approve;
+  if (config.needs_approval && !service.store() && !hooks.approve) {
+    ResearchRun refused;
+    refused.status = "error";
+    refused.outcome.status = Status::FailedPrecondition(
+        "searches that wait for approval need a run store to wait in (or an approver that decides them at once)");
+    return refused;
+  }
   std::unique_ptr<RunRecorder> recorder;
   if (service.store()) {
     recorder = std::make_unique<RunRecorder>(service.store(), prepared->run, hooks.warn, prepared->resumed);

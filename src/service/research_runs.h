@@ -28,12 +28,20 @@
 // agent turn under way, which a resume runs again; a completed turn (a
 // search, a judgement) is never run twice. A cancelled research ends
 // `interrupted` and may be resumed.
+//
+// Approval: the rules (ResearchStart::require_approval, stored with the
+// inputs) apply to the search agent's calls. A search that waits pauses the
+// research (awaiting_approval): the run state's turn and awaiting_approval
+// are the search agent's paused turn, so RunService::Show lists the calls
+// and RunService::Decide stores the decisions; PrepareResearchResume then
+// goes on with them (the search turn first, from where it paused).
 #ifndef MEDREACT_SERVICE_RESEARCH_RUNS_H_
 #define MEDREACT_SERVICE_RESEARCH_RUNS_H_
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +68,9 @@ struct ResearchStart {
   // that a resume writes them again; the service writes neither.
   std::string out_path;
   std::string report_path;
+  // Which searches wait for a person (apps/common/approval_policy.h: all,
+  // network, pack:literature, tool:NAME over the search tools of `sources`).
+  std::vector<std::string> require_approval;
 };
 
 // A front end's hooks into one research run.
@@ -67,6 +78,9 @@ struct ResearchHooks {
   ResearchEventSink on_event;  // every research event (after the store's copy); may be empty
   CancellationToken cancel;    // stops it (as RunService::Cancel does): the run ends `interrupted`, resumable
   std::function<void(const std::string&)> warn;  // the store failed mid-run
+  // Decides a waiting search inline (a terminal prompt); empty or nullopt:
+  // the research pauses (awaiting_approval) until RunService::Decide.
+  std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> approve;
 };
 
 // A research checked and assembled, ready to run (or go on).
@@ -83,7 +97,7 @@ struct PreparedResearch {
 
 struct ResearchRun {
   std::string run_id;    // "" when not recorded
-  std::string status;    // as stored: finished, max_steps, timeout, budget, interrupted, error
+  std::string status;    // as stored: finished, max_steps, timeout, budget, interrupted, awaiting_approval, error
   bool stored = false;
   ResearchOutcome outcome;
 };
@@ -101,6 +115,10 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearchResume(const RunService
 // has a store.
 ResearchRun RunPreparedResearch(RunService& service, std::unique_ptr<PreparedResearch> prepared,
                                 const ResearchHooks& hooks);
+
+// The search tools a stored research run offers (from its stored sources),
+// for RunService::Decide to check a reviewer's edited arguments against.
+Result<std::shared_ptr<ToolRegistry>> ResearchDecisionTools(const RunRecord& run);
 
 // The status a research's row ends with: finished when the report agent
 // wrote the report, else its break condition as the engine's status.

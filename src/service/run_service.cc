@@ -8,6 +8,7 @@
 #include "apps/common/approval_policy.h"
 #include "core/text_util.h"
 #include "service/cxr_runs.h"
+#include "service/research_runs.h"
 #include "store/run_recorder.h"
 
 namespace medreact::service {
@@ -37,6 +38,42 @@ std::string Names(const std::vector<std::string>& ids) {
   std::string out;
   for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
   return out.empty() ? "none" : out;
+}
+
+// "call_a approved by dr.a at 2026-…" for the decisions already taken on
+// `calls` (every call when empty): those a paused state holds, then those
+// the run's approval events record (the turn went on). "" when none.
+std::string EarlierDecisions(const RunStore& store, const std::string& run_id, const std::vector<std::string>& calls) {
+  std::vector<std::string> seen, out;
+  auto wanted = [&](const std::string& call) {
+    return (calls.empty() || std::find(calls.begin(), calls.end(), call) != calls.end()) &&
+           std::find(seen.begin(), seen.end(), call) == seen.end();
+  };
+  auto add = [&](const std::string& call, const std::string& decision, const std::string& who,
+                 const std::string& at) {
+    seen.push_back(call);
+    out.push_back("call " + Printable(call) + " " + decision + (who.empty() ? "" : " by " + Printable(who)) +
+                  (at.empty() ? "" : " at " + Printable(at)));
+  };
+  if (Result<std::optional<RunState>> state = store.LatestState(run_id); state.ok() && state->has_value()) {
+    for (const auto& [call, d] : (*state)->approvals) {
+      if (wanted(call)) add(call, d.approved ? "approved" : "rejected", d.reviewer, d.decided_at);
+    }
+  }
+  if (Result<std::vector<RunEvent>> events = store.Events(run_id); events.ok()) {
+    for (const RunEvent& e : *events) {
+      if (e.type != "approval" || !wanted(e.tool_call_id)) continue;
+      Result<Json> line = ParseJson(e.json);
+      if (!line.ok() || !line->is_object()) continue;
+      const Json data = line->value("data", Json::object());
+      const std::string decision = StringOr(data, "decision");
+      if (decision.empty() || decision == "awaiting") continue;
+      add(e.tool_call_id, decision, StringOr(data, "reviewer"), StringOr(data, "decided_at"));
+    }
+  }
+  std::string text;
+  for (const std::string& o : out) text += (text.empty() ? "" : "; ") + o;
+  return text;
 }
 
 // A chat run's tools rebuilt from its inputs, with each tool's pack.
@@ -319,17 +356,46 @@ Result<RunOutcome> RunService::RunChatFrom(const RunRecord& run, const ChatInput
 Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
                                          const Reviewer& reviewer) {
   if (Status s = NeedStore(); !s.ok()) return s;
+  // The calls these decisions name (none: every call still waiting), for
+  // the message a decision that came too late gets.
+  std::vector<std::string> named;
+  for (const CallDecision& d : decisions) {
+    if (!d.call_id.empty()) named.push_back(d.call_id);
+  }
+  if (std::any_of(decisions.begin(), decisions.end(), [](const CallDecision& d) { return d.call_id.empty(); })) {
+    named.clear();
+  }
+  // Compare-and-set: the run is taken (its lease) first, then read; a
+  // decision that finds it decided, going on or ended says by whom and when.
+  auto too_late = [&](const std::string& status) {
+    const std::string earlier = EarlierDecisions(*store_, run_id, named);
+    return Status::FailedPrecondition("run '" + run_id + "' is not waiting for approval (its status is '" +
+                                      Printable(status) + "')" +
+                                      (earlier.empty() ? "" : ": already decided: " + earlier));
+  };
   Result<RunRecord> run = store_->Get(run_id);
   if (!run.ok()) return run.status();
-  if (run->status != "awaiting_approval") {
-    return Status::FailedPrecondition("run '" + run_id + "' is not waiting for approval (its status is '" +
-                                      Printable(run->status) + "')");
-  }
+  if (run->status != "awaiting_approval") return too_late(run->status);
   const AppRow* app = FindApp(run->app);
   if (!app || !app->waits_for_approval) {
     return Status::FailedPrecondition("a '" + Printable(run->app) + "' run never waits for approval");
   }
-  if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
+  if (Status s = store_->ClaimRun(run_id); !s.ok()) {
+    // Another process holds it: deciding it now, or running it on after a decision.
+    const std::string earlier = EarlierDecisions(*store_, run_id, named);
+    if (s.code() != StatusCode::kUnavailable || earlier.empty()) return s;
+    return Status::FailedPrecondition("run '" + run_id + "' was already decided: " + earlier + " (" + s.message() +
+                                      ")");
+  }
+  run = store_->Get(run_id);  // as it stands now that it is ours
+  if (!run.ok()) {
+    store_->ReleaseRun(run_id);
+    return run.status();
+  }
+  if (run->status != "awaiting_approval") {
+    store_->ReleaseRun(run_id);
+    return too_late(run->status);
+  }
   Result<std::optional<RunState>> stored = store_->LatestState(run_id);
   if (!stored.ok()) return stored.status();
   if (!stored->has_value() || (*stored)->awaiting_approval.empty()) {
@@ -351,7 +417,12 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   for (const CallDecision& d : decisions) {
     std::vector<std::string> targets = waiting;
     if (!d.call_id.empty()) {
-      if (std::find(waiting.begin(), waiting.end(), d.call_id) == waiting.end() || state.approvals.count(d.call_id)) {
+      if (state.approvals.count(d.call_id)) {
+        return fail(Status::FailedPrecondition("call '" + Printable(d.call_id) + "' of run '" + run_id +
+                                               "' was already decided: " +
+                                               EarlierDecisions(*store_, run_id, {d.call_id})));
+      }
+      if (std::find(waiting.begin(), waiting.end(), d.call_id) == waiting.end()) {
         return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + Printable(d.call_id) +
                                             "' (waiting: " + Names(waiting) + ")"));
       }
@@ -371,6 +442,10 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
       if (!d.arguments.empty()) {
         if (!tools && run->app == "cxr") {
           Result<std::shared_ptr<ToolRegistry>> offered = CxrDecisionTools(*this, *run);
+          if (!offered.ok()) return fail(offered.status());
+          tools = std::move(*offered);
+        } else if (!tools && run->app == "research") {
+          Result<std::shared_ptr<ToolRegistry>> offered = ResearchDecisionTools(*run);
           if (!offered.ok()) return fail(offered.status());
           tools = std::move(*offered);
         } else if (!tools) {

@@ -167,10 +167,15 @@ class RunService {
   Result<RunOutcome> Resume(const std::string& run_id, const ResumeSpec& spec, const RunHooks& hooks);
 
   // Decides waiting calls of a paused run and stores the decisions (with
-  // `reviewer` and the time) before anything runs. FailedPrecondition when
-  // the run is not paused; InvalidArgument for a call that is not waiting,
-  // arguments for several calls, or arguments the tool's schema refuses.
-  // When no call waits any more, the caller goes on with Continue.
+  // `reviewer` and the time) before anything runs. A compare-and-set: the
+  // run is taken (its lease) and read again before anything is decided, so
+  // of several deciders racing on one call exactly one decides it; the
+  // others get FailedPrecondition saying who decided it and when ("already
+  // decided: call c1 approved by dr.a at ...") — also when the run is not
+  // paused any more, or another process holds it. InvalidArgument for a call
+  // that is not waiting, arguments for several calls, or arguments the
+  // tool's schema refuses. When no call waits any more, the caller goes on
+  // with Continue (the lease stays with this service).
   Result<DecideOutcome> Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
                                const Reviewer& reviewer);
   // Goes on with a run whose decisions are all taken (after Decide).

@@ -378,5 +378,49 @@ TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRun) {
   EXPECT_THAT(refused.err, HasSubstr("run 'run_researchkilled0' has no question stored"));
 }
 
+
+// `research --require-approval`: a search that waits ends the command with
+// exit 3 and no report; `runs approve` in another process goes on with it
+// until the research ends, its report the one a research without approval
+// writes.
+TEST(ResearchStoreTest, ASearchThatWaitsExitsThreeAndRunsApproveGoesOn) {
+  TempDir dir;
+  const std::string store = dir.File("runs.sqlite");
+  const testing::EnvList env = {{"MEDREACT_LLM_URL", ""}, {"HOME", dir.path()}, {"XDG_CACHE_HOME", dir.path()}};
+  auto research = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {MEDREACT_BINARY, "research", "What is the evidence for Keytruda in cancer?",
+                                     "--planner", "rules", "--results", "3", "--cache", dir.File("cache.sqlite"),
+                                     "--replay", kSource + "/examples/research/keytruda.jsonl", "-q"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, env);
+  };
+  testing::ProcessResult plain = research({"--no-store"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  testing::ProcessResult paused =
+      research({"--store", store, "--require-approval", "network", "--approval-prompt", "never"});
+  ASSERT_EQ(paused.exit_code, 3) << paused.err;
+  EXPECT_EQ(paused.out, "");  // no report yet
+  EXPECT_THAT(paused.err, HasSubstr("waits for a person's approval of "));
+  Result<Json> runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", store}).out);
+  ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+  const std::string id = StringOr((*runs)[0], "id");
+  EXPECT_EQ(StringOr((*runs)[0], "status"), "awaiting_approval");
+  testing::ProcessResult shown = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--store", store}, env);
+  EXPECT_THAT(shown.out, HasSubstr("search_"));
+  testing::ProcessResult approved;
+  int decisions = 0;
+  do {
+    approved = RunCommand({MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--approval-prompt", "never",
+                           "--reviewer", "dr.a"},
+                          env);
+    ++decisions;
+  } while (approved.exit_code == 3 && decisions < 20);
+  ASSERT_EQ(approved.exit_code, 0) << approved.err;
+  EXPECT_EQ(approved.out, plain.out);
+  runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", store}).out);
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(StringOr((*runs)[0], "status"), "finished");
+}
+
 }  // namespace
 }  // namespace medreact

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testing/build_paths.h"
@@ -179,6 +180,62 @@ TEST(ApprovalCliTest, EditedArgumentsAreCheckedThenRun) {
   EXPECT_THAT(LastToolResults(mock)[0], HasSubstr("42"));
   ProcessResult show = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--store", store});
   EXPECT_THAT(show.out, HasSubstr("run with the reviewer's arguments"));
+}
+
+// Deciders racing on one paused call (issue 23): approve ∥ reject ∥ approve,
+// three processes at once, several times over. Exactly one decides and goes
+// on; the others exit 2 saying the call was already decided (by whom, when)
+// or that another process holds the run; the tool ran once and the model
+// received one result for it (never both a rejection and a result).
+TEST(ApprovalCliTest, RacingDecidersLeaveExactlyOneDecisionAndOneToolCall) {
+  MockLlmProcess mock(Script());
+  ASSERT_TRUE(mock.ok());
+  TempDir dir;
+  const std::string store = dir.File("runs.sqlite");
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::string id = PausedRun(mock, store);
+    ASSERT_FALSE(id.empty());
+    const size_t requests_before = mock.request_lines().size();
+    const std::vector<std::vector<std::string>> deciders = {
+        {MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--reviewer", "dr.a"},
+        {MEDREACT_BINARY, "runs", "reject", id, "--store", store, "--reviewer", "dr.b", "--reason", "no"},
+        {MEDREACT_BINARY, "runs", "approve", id, "--store", store, "--reviewer", "dr.c"}};
+    std::vector<ProcessResult> results(deciders.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < deciders.size(); ++i) {
+      threads.emplace_back([&, i] { results[i] = RunCommand(deciders[i]); });
+    }
+    for (std::thread& t : threads) t.join();
+    int winners = 0;
+    for (const ProcessResult& r : results) {
+      if (r.exit_code == 0) {
+        ++winners;
+        continue;
+      }
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      const bool explained = r.err.find("already decided: call call_a ") != std::string::npos ||
+                             r.err.find("is being run by") != std::string::npos;
+      EXPECT_TRUE(explained) << r.err;
+      if (r.err.find("already decided") != std::string::npos) {
+        EXPECT_THAT(r.err, HasSubstr(" by dr."));
+      }
+    }
+    EXPECT_EQ(winners, 1);
+    EXPECT_EQ(RunStatus(store, id), "finished");
+    EXPECT_EQ(mock.request_lines().size(), requests_before + 1);  // one continuation
+    ASSERT_EQ(LastToolResults(mock).size(), 1u);
+    ProcessResult shown = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--store", store, "--json"});
+    Result<Json> view = ParseJson(shown.out);
+    ASSERT_TRUE(view.ok()) << shown.err;
+    int results_for_call = 0;
+    for (const Json& step : (*view)["steps"]) {
+      for (const Json& r : step.value("tool_results", Json::array())) {
+        if (StringOr(r, "tool_call_id") == "call_a") ++results_for_call;
+      }
+    }
+    EXPECT_EQ(results_for_call, 1);
+  }
 }
 
 TEST(ApprovalCliTest, DecidingOneOfTwoCallsLeavesTheRunWaitingForTheOther) {

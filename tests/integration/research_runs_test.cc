@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -357,6 +358,158 @@ TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
   ResumeSpec spec;
   spec.model.url = "ftp://nowhere";
   EXPECT_FALSE(PrepareResearchResume(service, "run_model", spec).ok());
+}
+
+
+// Research's searches under the approval rules (issue 22): a search that
+// waits pauses the research (no report yet), Show lists the calls, Decide
+// stores the decisions, and the research goes on from the paused turn —
+// each search run once, the report the one without approval.
+class ResearchApprovalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = Store(dir_.File("runs.sqlite"));
+    RunService service(Store(dir_.File("base.sqlite")));
+    Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, RulesStart());
+    ASSERT_TRUE(prepared.ok());
+    auto transport = std::make_shared<CountingTransport>();
+    (*prepared)->config.literature = Literature(transport);
+    const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), {});
+    ASSERT_EQ(run.status, "finished");
+    base_report_ = run.outcome.report.markdown;
+    base_steps_ = Signature(*service.store()->Steps(run.run_id));
+    base_requests_ = transport->requests;
+  }
+
+  // Starts (empty `id`) or goes on with a research under `rules`, deciding
+  // every pause with `decide` until it ends; returns the pauses seen.
+  int RunDeciding(const std::vector<std::string>& rules, const std::function<CallDecision(const ToolCall&)>& decide,
+                  ResearchRun& last) {
+    RunService service(store_);
+    ResearchStart start = RulesStart();
+    start.require_approval = rules;
+    Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, start);
+    EXPECT_TRUE(prepared.ok()) << prepared.status().ToString();
+    if (!prepared.ok()) return -1;
+    (*prepared)->config.literature = Literature(transport_);
+    last = RunPreparedResearch(service, std::move(*prepared), {});
+    int pauses = 0;
+    while (last.status == "awaiting_approval" && pauses < 20) {
+      ++pauses;
+      EXPECT_TRUE(last.outcome.report.markdown.empty());
+      EXPECT_TRUE(last.outcome.paused.has_value());
+      Result<RunView> view = service.Show(last.run_id);
+      EXPECT_TRUE(view.ok()) << view.status().ToString();
+      if (!view.ok() || view->waiting.empty()) return -1;
+      EXPECT_EQ(view->run.status, "awaiting_approval");
+      std::vector<CallDecision> decisions;
+      for (const ToolCall& call : view->waiting) {
+        EXPECT_NE(call.name, "submit_search");  // a finishing tool never waits
+        decisions.push_back(decide(call));
+      }
+      Result<DecideOutcome> decided = service.Decide(last.run_id, decisions, {.identity = "dr.reviewer"});
+      EXPECT_TRUE(decided.ok()) << decided.status().ToString();
+      if (!decided.ok()) return -1;
+      EXPECT_TRUE(decided->waiting.empty());
+      Result<std::unique_ptr<PreparedResearch>> again = PrepareResearchResume(service, last.run_id, {});
+      EXPECT_TRUE(again.ok()) << again.status().ToString();
+      if (!again.ok()) return -1;
+      (*again)->config.literature = Literature(transport_);
+      last = RunPreparedResearch(service, std::move(*again), {});
+    }
+    return pauses;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<RunStore> store_;
+  std::shared_ptr<CountingTransport> transport_ = std::make_shared<CountingTransport>();
+  std::string base_report_;
+  std::vector<std::string> base_steps_;
+  int base_requests_ = 0;
+};
+
+TEST_F(ResearchApprovalTest, ApprovedSearchesRunOnceAndGiveTheReportWithoutApproval) {
+  ResearchRun run;
+  const int pauses = RunDeciding({"network"}, [](const ToolCall& c) { return CallDecision{.call_id = c.id, .approve = true}; }, run);
+  EXPECT_GE(pauses, 1);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.outcome.report.markdown, base_report_);
+  EXPECT_EQ(transport_->requests, base_requests_);  // no search twice, none lost
+  EXPECT_EQ(Signature(*store_->Steps(run.run_id)), base_steps_);
+  EXPECT_TRUE(run.outcome.failed_searches.empty());
+}
+
+TEST_F(ResearchApprovalTest, RejectedSearchesAreNamedInTheReportAndNeverSent) {
+  ResearchRun run;
+  const int pauses = RunDeciding(
+      {"all"}, [](const ToolCall& c) { return CallDecision{.call_id = c.id, .approve = false, .reason = "not today"}; },
+      run);
+  EXPECT_GE(pauses, 1);
+  EXPECT_NE(run.status, "awaiting_approval");
+  EXPECT_EQ(transport_->requests, 0);  // nothing reached a literature service
+  ASSERT_FALSE(run.outcome.failed_searches.empty());
+  EXPECT_THAT(run.outcome.failed_searches[0].error, HasSubstr("not today"));
+  EXPECT_THAT(run.outcome.report.markdown, HasSubstr("not today"));
+}
+
+TEST_F(ResearchApprovalTest, EditedArgumentsAreCheckedAgainstTheSearchToolsSchema) {
+  RunService service(store_);
+  ResearchStart start = RulesStart();
+  start.require_approval = {"tool:search_pubmed"};
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, start);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  (*prepared)->config.literature = Literature(transport_);
+  const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), {});
+  ASSERT_EQ(run.status, "awaiting_approval");
+  Result<RunView> view = service.Show(run.run_id);
+  ASSERT_TRUE(view.ok());
+  ASSERT_EQ(view->waiting.size(), 1u);
+  EXPECT_EQ(view->waiting[0].name, "search_pubmed");
+  const std::string id = view->waiting[0].id;
+  Result<DecideOutcome> bad =
+      service.Decide(run.run_id, {{.call_id = id, .approve = true, .arguments = R"({"query": 5})"}}, {});
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("search_pubmed"));
+  EXPECT_EQ(store_->Get(run.run_id)->status, "awaiting_approval");  // nothing stored
+  Result<DecideOutcome> good = service.Decide(
+      run.run_id, {{.call_id = id, .approve = true, .arguments = R"({"query": "pembrolizumab", "max_results": 2})"}},
+      {.identity = "dr.a"});
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  Result<std::unique_ptr<PreparedResearch>> again = PrepareResearchResume(service, run.run_id, {});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_EQ((*again)->config.approvals.count(id), 1u);
+  EXPECT_EQ((*again)->config.approvals.at(id).reviewer, "dr.a");
+  EXPECT_THAT((*again)->config.approvals.at(id).arguments, HasSubstr("pembrolizumab"));
+}
+
+TEST_F(ResearchApprovalTest, AnApproverDecidesInlineAndRulesAreCheckedBeforeAnyWork) {
+  RunService service(store_);
+  ResearchStart start = RulesStart();
+  start.require_approval = {"tool:search_nowhere"};
+  EXPECT_THAT(PrepareResearch(service, start).status().message(), HasSubstr("(require_approval)"));
+  start.require_approval = {"network"};
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, start);
+  ASSERT_TRUE(prepared.ok());
+  (*prepared)->config.literature = Literature(transport_);
+  int asked = 0;
+  ResearchHooks hooks;
+  hooks.approve = [&](const ToolCall&, const ToolSpec&) -> std::optional<ApprovalDecision> {
+    ++asked;
+    return ApprovalDecision{.approved = true, .reviewer = "dr.inline"};
+  };
+  const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), hooks);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(run.outcome.report.markdown, base_report_);
+  // Without a store, a search that would wait has nowhere to wait: refused before any work.
+  RunService unstored(nullptr);
+  Result<std::unique_ptr<PreparedResearch>> no_store = PrepareResearch(unstored, start);
+  ASSERT_TRUE(no_store.ok());
+  (*no_store)->config.literature = Literature(transport_);
+  const int before = transport_->requests;
+  const ResearchRun refused = RunPreparedResearch(unstored, std::move(*no_store), {});
+  EXPECT_THAT(refused.outcome.status.message(), HasSubstr("need a run store"));
+  EXPECT_EQ(transport_->requests, before);
 }
 
 }  // namespace

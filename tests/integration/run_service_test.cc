@@ -111,7 +111,9 @@ TEST(RunServiceTest, StartsRecordsAndShowsAChatRunWithNumberedTimedEvents) {
   for (size_t i = 0; i < events->size(); ++i) {
     EXPECT_EQ((*events)[i].seq, static_cast<int64_t>(i + 1));
     EXPECT_EQ((*events)[i].at.size(), 24u) << (*events)[i].at;
-    if (i > 0) EXPECT_GE((*events)[i].at, (*events)[i - 1].at);
+    if (i > 0) {
+      EXPECT_GE((*events)[i].at, (*events)[i - 1].at);
+    }
   }
   // After a sequence number: what an SSE client that saw 3 events asks for.
   Result<std::vector<RunEvent>> rest = service.Events(out->run_id, 3);

@@ -18,6 +18,7 @@
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/graph.h"
+#include "medreact/run_state.h"
 #include "medreact/tool.h"
 
 namespace medreact {
@@ -186,6 +187,7 @@ class Research {
   // One round: the break checks, then the manager's ledger; returns the node
   // that runs next (or kEnd).
   std::string ManagerRound() {
+    if (paused_search_) return Stop("awaiting_approval", "the research waits for a person's approval of a search.");
     if (report_) return Stop(judgement_ && judgement_->sufficient ? "judge_approved" : "report_written", "");
     if (std::string why = BreakCondition(); !why.empty()) return why;
     ++round_;
@@ -318,10 +320,15 @@ class Research {
                      {"replans", replans_}, {"history", history_}, {"ledgers", ledgers_}, {"agent_runs", runs},
                      {"stop_reason", stop_reason_}, {"stop_text", stop_text_}, {"answered_once", answered_once_},
                      {"usage", ToJson(out_.usage)}, {"errors", out_.errors}, {"elapsed_ms", elapsed}};
+    // A search turn that waits for approval runs again (goes on) first.
+    if (paused_search_) research["pending_search"] = ToJson(*paused_search_);
     return {{"version", kCheckpointVersion},
             {"planner", planner_},
             {"model_failure", model_failure_},
-            {"graph", {{"state", graph_state}, {"next", next}, {"steps", steps}}},
+            {"graph",
+             {{"state", graph_state},
+              {"next", paused_search_ ? "search" : next},
+              {"steps", paused_search_ ? steps - 1 : steps}}},
             {"research", std::move(research)},
             {"memory", memory_->Snapshot()}};
   }
@@ -381,6 +388,7 @@ class Research {
                        .total_tokens = IntegerOr(usage, "total_tokens", 0)};
     out_.errors = strings(r.value("errors", Json()));
     elapsed_before_ms_ = r.value("elapsed_ms", 0.0);
+    pending_search_ = r.value("pending_search", Json());
     return Status::OK();
   }
 
@@ -395,8 +403,20 @@ class Research {
                     {"sources", config_.sources}, {"max_results", config_.results_per_search}};
     std::string prose = "Research question: " + question_ + "\nInstruction: " + instruction_;
     if (!queries.empty()) prose += "\nQueries suggested by the judge: " + Join(queries, "; ");
-    std::optional<RunResult> run =
-        RunAgent("search", SearchSystemPrompt(), search_tools_, kSubmitSearchTool, TaskMessage(prose, context));
+    // A turn that waited for approval goes on with the decisions.
+    std::optional<RunState> paused;
+    if (!pending_search_.is_null()) {
+      Result<RunState> state = RunStateFromJson(pending_search_);
+      pending_search_ = nullptr;
+      if (!state.ok()) {
+        Error("search", "the search turn that waited for approval could not be read: " + state.status().message());
+        return;
+      }
+      paused = std::move(*state);
+      for (const auto& [call, decision] : config_.approvals) paused->approvals.insert({call, decision});
+    }
+    std::optional<RunResult> run = RunAgent("search", SearchSystemPrompt(), search_tools_, kSubmitSearchTool,
+                                            TaskMessage(prose, context), nullptr, false, paused ? &*paused : nullptr);
     // The records found, into the memory in the order of the calls.
     std::vector<std::string> calls;
     if (run) {
@@ -408,6 +428,14 @@ class Research {
       }
     }
     sink_->Flush(calls);
+    if (run && run->status == RunStatus::kAwaitingApproval && run->paused) {
+      // The calls done are in the memory; the turn goes on after the decisions.
+      paused_search_ = std::move(run->paused);
+      Emit(Type::kProgress, "search",
+           "Waiting for a person's approval of " + Join(paused_search_->awaiting_approval, ", "),
+           {{"awaiting_approval", paused_search_->awaiting_approval}});
+      return;
+    }
     if (!run) return;
     // Every search that failed: an error event now, a line in the report later.
     int tool_errors = 0;
@@ -572,7 +600,7 @@ class Research {
                                     std::shared_ptr<const ToolRegistry> tools, const char* answer_tool,
                                     const std::string& task,
                                     std::function<AnswerCheck(const std::string&, const Json&)> check = nullptr,
-                                    bool stream = false) {
+                                    bool stream = false, const RunState* resume = nullptr) {
     if (!BreakCondition(/*rounds=*/false).empty()) return std::nullopt;
     AgentOptions options;
     options.system_prompt = std::move(system_prompt);
@@ -595,9 +623,24 @@ class Research {
       };
     }
     options.cancel = config_.cancel;
+    if (agent == "search") {  // the searches reach the literature services: the approval rules
+      options.needs_approval = config_.needs_approval;
+      options.approve = config_.approve;
+    }
     Agent a(model_, std::move(tools), options);
-    RunResult run = a.Run({.message = task});
-    out_.usage += run.usage;
+    RunResult run = resume ? a.Resume(*resume) : a.Run({.message = task});
+    // A resumed turn's usage includes what it used before its pause (counted then).
+    Usage used = run.usage;
+    if (resume) {
+      used.prompt_tokens -= resume->usage.prompt_tokens;
+      used.completion_tokens -= resume->usage.completion_tokens;
+      used.total_tokens -= resume->usage.total_tokens;
+    }
+    out_.usage += used;
+    if (run.status == RunStatus::kAwaitingApproval) {  // recorded once the turn ends
+      answered_once_ = true;
+      return run;
+    }
     agent_runs_.push_back({{"round", round_}, {"agent", agent}, {"status", RunStatusName(run.status)},
                            {"answer_accepted", run.answer_accepted}, {"trace", Plain(ToJson(run.trace))}});
     if (config_.on_agent_run) config_.on_agent_run(round_, agent, run);
@@ -646,6 +689,15 @@ class Research {
 
   // The report (the agent's, or the fallback's), the result and the trace.
   void Finish() {
+    if (paused_search_) {
+      out_.stop_reason = stop_reason_;
+      out_.paused = paused_search_;
+      out_.failed_searches = failed_searches_;
+      out_.evidence_count = memory_->evidence_count();
+      Emit(Type::kProgress, "", "Research paused: a search waits for a person's approval",
+           {{"stop_reason", stop_reason_}, {"awaiting_approval", paused_search_->awaiting_approval}});
+      return;
+    }
     if (!report_) {
       if (stop_reason_.empty() || stop_reason_ == "judge_approved" || stop_reason_ == "report_written") {
         stop_reason_ = "manager_ended";
@@ -718,6 +770,8 @@ class Research {
   std::string never_answered_why_;
   Deadline deadline_ = Deadline::Never();
   std::shared_ptr<ResearchEvidenceSink> sink_;
+  Json pending_search_;                   // a resumed checkpoint's paused search turn (RunState JSON)
+  std::optional<RunState> paused_search_;  // the search turn that waits for approval now
   std::shared_ptr<ToolRegistry> manager_tools_, search_tools_, judge_tools_, hypothesis_tools_, report_tools_;
 
   int round_ = 0;

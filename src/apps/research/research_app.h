@@ -23,7 +23,8 @@
 // rounds; the timeout (one deadline for every agent run); the token budget
 // (usage summed over every agent run); cancellation. The manager counts
 // stalls (a ledger saying no progress or a loop) and replans after
-// `max_stalls` in a row. Whenever the report agent did not run or failed, the
+// `max_stalls` in a row. A search call that waits for approval pauses the
+// research (config.needs_approval; stop reason "awaiting_approval"). Whenever the report agent did not run or failed, the
 // report is written from the memory (FallbackReport) and says why. Either
 // way the report names every search that failed (each also an `error`
 // event as it happens) and numbers its references in order of first
@@ -44,6 +45,7 @@
 #define MEDREACT_APPS_RESEARCH_RESEARCH_APP_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +57,7 @@
 #include "apps/research/research_types.h"
 #include "medreact/agent.h"
 #include "medreact/model.h"
+#include "medreact/run_state.h"
 #include "tools/literature/literature_pack.h"
 
 namespace medreact {
@@ -108,6 +111,19 @@ struct ResearchConfig {
   // the planner it had (a model when it had one: `model` must be set; no
   // fallback any more), and what is left of the timeout. Default: null (a new research)
   Json resume_from;
+  // Approval (issue 22): which search calls wait for a person (the rules of
+  // apps/common/approval_policy.h over the search agent's tools; the run
+  // service builds it from the stored rules). A call that waits pauses the
+  // research: the search turn is kept as the agent left it (its state in the
+  // checkpoint, the graph's next node `search`), the outcome's stop_reason
+  // is "awaiting_approval" with `paused`, and no report is written. `approve`
+  // may decide at once (a terminal prompt). Default: nothing waits
+  std::function<bool(const ToolCall&, const ToolSpec&)> needs_approval;
+  std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> approve;
+  // With resume_from of a paused research: the decisions on its waiting calls
+  // (RunState::approvals); the search turn goes on with them (a rejected
+  // call's result is the reviewer's reason, a failed search in the report).
+  std::map<std::string, ApprovalDecision> approvals;
 };
 
 struct ResearchOutcome {
@@ -141,6 +157,9 @@ struct ResearchOutcome {
   Json trace;
   // The structured ResearchReport and the run's facts (for --out).
   OrderedJson result;
+  // stop_reason "awaiting_approval": the search agent's paused turn (its
+  // RunState::awaiting_approval names the calls that wait).
+  std::optional<RunState> paused;
 };
 
 // REQUIRES: question not blank.
