@@ -4,7 +4,11 @@
 
 #include "fuzz/fuzz_bodies.h"
 
+#include <sqlite3.h>
+#include <stdlib.h>
+
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -25,6 +29,9 @@
 #include "eval/csv.h"
 #include "tools/imaging/dicom_image.h"
 #include "tools/imaging/image_codec.h"
+#include "tools/imaging/imaging_client.h"
+#include "store/run_store.h"
+#include "medreact/run_state.h"
 #include "eval/py_literal.h"
 #include "medreact/json.h"
 #include "medreact/json_repair.h"
@@ -529,6 +536,159 @@ int FuzzResearchReport(const uint8_t* data, size_t size) {
   return 0;
 }
 
+// --- imaging_reply -----------------------------------------------------------
+
+namespace {
+
+// The image the replies are read against: 24 × 16 grey (masks must have its size).
+const imaging::StoredImage& ReplyImage() {
+  static const imaging::StoredImage image = [] {
+    imaging::StoredImage im;
+    im.id = "img1";
+    im.raster.width = 24;
+    im.raster.height = 16;
+    im.raster.channels = 1;
+    im.raster.pixels.assign(24 * 16, 128);
+    Result<std::string> png = imaging::EncodePng(im.raster);
+    if (png.ok()) im.png = *png;
+    return im;
+  }();
+  return image;
+}
+
+bool IsProbability(double p) { return std::isfinite(p) && p >= 0 && p <= 1; }
+
+}  // namespace
+
+int FuzzImagingReply(const uint8_t* data, size_t size) {
+  Result<Json> reply = ParseJson(AsText(data, size));
+  if (!reply.ok()) return 0;
+  const imaging::StoredImage& image = ReplyImage();
+  const double width = image.raster.width, height = image.raster.height;
+  if (Result<imaging::Classification> c = imaging::ReadClassificationReply(*reply); c.ok()) {
+    if (c->labels.empty()) Violated("imaging_reply", "a classification without labels was accepted");
+    std::set<std::string> labels;
+    for (const imaging::LabelProbability& l : c->labels) {
+      if (!IsProbability(l.probability)) Violated("imaging_reply", "a probability outside [0, 1] was accepted");
+      if (!labels.insert(l.label).second) Violated("imaging_reply", "a label given twice was accepted");
+    }
+  }
+  if (Result<imaging::Segmentation> seg = imaging::ReadSegmentationReply(*reply, image); seg.ok()) {
+    for (const imaging::StructureMask& m : seg->structures) {
+      if (!m.mask.valid() || m.mask.width != image.raster.width || m.mask.height != image.raster.height) {
+        Violated("imaging_reply", "a mask not of the image's size was accepted");
+      }
+    }
+  }
+  if (Result<imaging::Grounding> g = imaging::ReadGroundingReply(*reply, image); g.ok()) {
+    for (const imaging::Box& b : g->boxes) {
+      if (!(b.x0 >= 0 && b.x0 < b.x1 && b.x1 <= width && b.y0 >= 0 && b.y0 < b.y1 && b.y1 <= height)) {
+        Violated("imaging_reply", "a box outside the image, or empty, was accepted");
+      }
+      if (b.score && !IsProbability(*b.score)) Violated("imaging_reply", "a box score outside [0, 1] was accepted");
+    }
+  }
+  return 0;
+}
+
+// --- run_state -----------------------------------------------------------------
+
+namespace {
+
+// One run store in a private temp folder for the whole fuzzing process, with
+// one run whose checkpoint holds two messages and one step; each input
+// replaces one of the checkpoint's stored texts, then puts it back.
+struct StateStore {
+  std::string folder;
+  std::unique_ptr<RunStore> store;
+  sqlite3* raw = nullptr;  // a second connection: what a damaged file would hold
+  std::vector<std::string> good;  // the stored texts, by column below
+  ~StateStore() {
+    if (raw) sqlite3_close(raw);
+    store.reset();
+    std::error_code ec;
+    if (!folder.empty()) std::filesystem::remove_all(folder, ec);
+  }
+};
+
+// The texts an input may replace: the state header, a message, a step, the trace input.
+constexpr const char* kStateColumns[][2] = {
+    {"UPDATE checkpoints SET state = ?1 WHERE run_id = 'run_fuzz'", "SELECT state FROM checkpoints"},
+    {"UPDATE messages SET message = ?1 WHERE run_id = 'run_fuzz' AND idx = 2",
+     "SELECT message FROM messages WHERE idx = 2"},
+    {"UPDATE steps SET record = ?1 WHERE run_id = 'run_fuzz' AND idx = 1", "SELECT record FROM steps WHERE idx = 1"},
+    {"UPDATE checkpoints SET trace_input = ?1 WHERE run_id = 'run_fuzz'", "SELECT trace_input FROM checkpoints"},
+};
+
+void SetText(sqlite3* db, const char* sql, std::string_view text) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) Violated("run_state", "an update did not prepare");
+  sqlite3_bind_text(stmt, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE || sqlite3_changes(db) != 1) Violated("run_state", "an update of the checkpoint failed");
+}
+
+StateStore& FuzzStateStore() {
+  static StateStore out;
+  static const bool ready = [] {
+    char folder[] = "/tmp/medreact-fuzz-run-state-XXXXXX";
+    if (!mkdtemp(folder)) Violated("run_state", "no temp folder");
+    out.folder = folder;
+    const std::string path = std::string(folder) + "/runs.sqlite";
+    Result<std::unique_ptr<RunStore>> store = RunStore::Open(path);
+    if (!store.ok()) Violated("run_state", "the store did not open");
+    out.store = std::move(*store);
+    RunState state;
+    state.trace.run_id = "run_fuzz";
+    state.trace.input = Json{{"message", "What is 2+2?"}};
+    state.messages = {Message::System("You are a test."), Message::User("What is 2+2?")};
+    StepRecord step;
+    step.index = 1;
+    step.assistant = Message::Assistant("4");
+    state.trace.steps.push_back(step);
+    state.step = 1;
+    if (!out.store->CreateRun({.id = "run_fuzz", .app = "chat"}, &state).ok()) Violated("run_state", "no run");
+    if (sqlite3_open_v2(path.c_str(), &out.raw, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      Violated("run_state", "the second connection did not open");
+    }
+    sqlite3_busy_timeout(out.raw, 5000);
+    for (const auto& column : kStateColumns) {
+      sqlite3_stmt* stmt = nullptr;
+      std::string text;
+      if (sqlite3_prepare_v2(out.raw, column[1], -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW &&
+          sqlite3_column_text(stmt, 0)) {
+        text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      }
+      sqlite3_finalize(stmt);
+      out.good.push_back(text);
+    }
+    if (!out.store->LatestState("run_fuzz").ok()) Violated("run_state", "the intact checkpoint does not read");
+    return true;
+  }();
+  (void)ready;
+  return out;
+}
+
+}  // namespace
+
+int FuzzRunState(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  StateStore& s = FuzzStateStore();
+  const size_t column = data[0] % std::size(kStateColumns);
+  const std::string_view text = AsText(data + 1, size - 1);
+  SetText(s.raw, kStateColumns[column][0], text);
+  Result<std::optional<RunState>> state = s.store->LatestState("run_fuzz");
+  if (state.ok()) {
+    if (!state->has_value()) Violated("run_state", "a stored checkpoint read as none");
+    // What was read is a run state a resume can use: it writes and reads back.
+    Result<RunState> again = RunStateFromJson(ToJson(**state));
+    if (!again.ok()) Violated("run_state", "a checkpoint read back does not read again");
+  }
+  SetText(s.raw, kStateColumns[column][0], s.good[column]);
+  return 0;
+}
+
 const std::vector<FuzzTarget>& FuzzTargets() {
   static const std::vector<FuzzTarget> kTargets = {
       {"json", FuzzJson},
@@ -547,6 +707,8 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"dicom", FuzzDicom},
       {"image", FuzzImage},
       {"research_report", FuzzResearchReport},
+      {"imaging_reply", FuzzImagingReply},
+      {"run_state", FuzzRunState},
   };
   return kTargets;
 }

@@ -37,6 +37,8 @@ int FuzzLiterature(const uint8_t* data, size_t size);      // ParseEsearch, Pars
 int FuzzDicom(const uint8_t* data, size_t size);           // imaging::DicomFile::Parse + Metadata + RenderFirstFrame + EncodePng
 int FuzzImage(const uint8_t* data, size_t size);           // imaging::SniffFormat + DecodePng/Jpeg + Downscale, base64
 int FuzzResearchReport(const uint8_t* data, size_t size);  // a report's citations: CitedReferenceNumbers, NumberInCitationOrder
+int FuzzImagingReply(const uint8_t* data, size_t size);    // imaging::Read{Classification,Segmentation,Grounding}Reply
+int FuzzRunState(const uint8_t* data, size_t size);        // RunStore::LatestState over a damaged checkpoint row
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

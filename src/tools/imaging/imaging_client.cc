@@ -340,6 +340,14 @@ Status ResolveUrl(std::string& url, const char* variable, const char* what) {
 
 }  // namespace
 
+Result<Classification> ReadClassificationReply(const Json& reply) { return ReadClassification(reply); }
+Result<Segmentation> ReadSegmentationReply(const Json& reply, const StoredImage& image) {
+  return ReadSegmentation(reply, image);
+}
+Result<Grounding> ReadGroundingReply(const Json& reply, const StoredImage& image) {
+  return ReadGrounding(reply, image);
+}
+
 Result<ImagingEndpoints> ResolveImagingEndpoints(ImagingEndpoints endpoints) {
   if (Status s = ResolveUrl(endpoints.classifier_url, "MEDREACT_CXR_CLASSIFIER_URL", "classifier"); !s.ok()) return s;
   if (Status s = ResolveUrl(endpoints.segmentation_url, "MEDREACT_CXR_SEGMENTATION_URL", "segmentation"); !s.ok()) {

@@ -83,6 +83,14 @@ struct ImagingEndpoints {
 // a URL is set but is not http(s).
 Result<ImagingEndpoints> ResolveImagingEndpoints(ImagingEndpoints endpoints);
 
+// The strict readers of an endpoint's reply (what ImagingClient applies to
+// every reply; public for the fuzz target `imaging_reply` and tests): the
+// first field that breaks the contract named by its path; masks decoded
+// and checked against `image`'s size, boxes clipped to it.
+Result<Classification> ReadClassificationReply(const Json& reply);
+Result<Segmentation> ReadSegmentationReply(const Json& reply, const StoredImage& image);
+Result<Grounding> ReadGroundingReply(const Json& reply, const StoredImage& image);
+
 class ImagingClient {
  public:
   // transport null → the libcurl transport.
