@@ -364,16 +364,23 @@ int RunPrune(const PruneFlags& flags) {
   if (!store.ok()) return Fail(store.status().message());
   const auto age = std::chrono::duration_cast<std::chrono::system_clock::duration>(
       std::chrono::duration<double>(flags.older_than_days * 86400.0));
-  Result<std::vector<std::string>> ids = (*store)->Prune(
+  service::RunService runs(*store);
+  Result<service::RunService::Pruned> pruned = runs.Prune(
       {.updated_before = std::chrono::system_clock::now() - age, .statuses = flags.statuses,
        .dry_run = flags.dry_run});
-  if (!ids.ok()) return Fail(ids.status().message());
+  if (!pruned.ok()) return Fail(pruned.status().message());
   if (flags.json) {
-    std::cout << DumpJson(Json{{"dry_run", flags.dry_run}, {"runs", *ids}}, 2) << "\n";
+    std::cout << DumpJson(Json{{"dry_run", flags.dry_run}, {"runs", pruned->runs}, {"images", pruned->images}}, 2)
+              << "\n";
     return kExitOk;
   }
-  for (const std::string& id : *ids) std::cout << Printable(id) << "\n";
-  std::cerr << kWho << ": " << ids->size() << " run(s) " << (flags.dry_run ? "would be deleted" : "deleted") << "\n";
+  for (const std::string& id : pruned->runs) std::cout << Printable(id) << "\n";
+  std::cerr << kWho << ": " << pruned->runs.size() << " run(s) " << (flags.dry_run ? "would be deleted" : "deleted");
+  if (!pruned->images.empty()) {
+    std::cerr << ", " << pruned->images.size() << " image(s) no checkpoint names "
+              << (flags.dry_run ? "would be removed" : "removed") << " from the run folder";
+  }
+  std::cerr << "\n";
   return kExitOk;
 }
 

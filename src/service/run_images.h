@@ -5,7 +5,8 @@
 // Written before the checkpoint that names it commits, so a checkpoint
 // never names an image that is not there (unless it was removed since).
 //
-// Not pruned with the runs yet (`runs prune` leaves the folder).
+// RunService::Prune deletes the files no remaining checkpoint names (older
+// than a grace period: a checkpoint may be about to name a new one).
 #ifndef MEDREACT_SERVICE_RUN_IMAGES_H_
 #define MEDREACT_SERVICE_RUN_IMAGES_H_
 

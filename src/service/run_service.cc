@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <utility>
 
 #include "apps/common/approval_policy.h"
 #include "core/text_util.h"
 #include "service/cxr_runs.h"
 #include "service/research_runs.h"
+#include "service/run_images.h"
 #include "store/run_recorder.h"
 
 namespace medreact::service {
@@ -475,6 +477,34 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
     return fail(s);
   }
   if (!out.waiting.empty()) store_->ReleaseRun(run_id);  // still paused: free for the next reviewer
+  return out;
+}
+
+Result<RunService::Pruned> RunService::Prune(const PruneFilter& filter) {
+  if (Status s = NeedStore(); !s.ok()) return s;
+  Pruned out;
+  Result<std::vector<std::string>> runs = store_->Prune(filter);
+  if (!runs.ok()) return runs.status();
+  out.runs = std::move(*runs);
+  namespace fs = std::filesystem;
+  const fs::path folder = RunImageFolder::ForStore(store_->path());
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return out;
+  const auto grace = fs::file_time_type::clock::now() - std::chrono::minutes(kImageGraceMinutes);
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    // Only the folder's own files: 64 lowercase hex digits, regular, old enough.
+    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    if (!entry.is_regular_file(ec) || entry.last_write_time(ec) > grace || ec) continue;
+    Result<bool> named = store_->CheckpointsMention(name);
+    if (!named.ok()) return named.status();
+    if (*named) continue;
+    if (!filter.dry_run && !fs::remove(entry.path(), ec) && ec) {
+      return Status::Unavailable("removing " + entry.path().string() + " from the run folder: " + ec.message());
+    }
+    out.images.push_back(name);
+  }
+  if (ec) return Status::Unavailable("reading the run folder " + folder.string() + ": " + ec.message());
   return out;
 }
 

@@ -188,6 +188,19 @@ class RunService {
   // cancellable by Cancel with `cancel`, until the returned guard is dropped.
   [[nodiscard]] std::shared_ptr<void> TrackRun(const std::string& run_id, const CancellationToken& cancel);
 
+  // Deletes the runs `filter` selects (RunStore::Prune), then the run
+  // folder's images (run_images.h) that no remaining checkpoint names: the
+  // folder serves resumes, and a run without a checkpoint (finished, or
+  // gone) is never resumed. An image written in the last
+  // kImageGraceMinutes is kept whatever the checkpoints say (a run may be
+  // about to commit the checkpoint that names it). A dry run deletes nothing.
+  static constexpr int kImageGraceMinutes = 10;
+  struct Pruned {
+    std::vector<std::string> runs;    // the runs deleted (or that would be)
+    std::vector<std::string> images;  // the image files deleted (or that would be), by hash
+  };
+  Result<Pruned> Prune(const PruneFilter& filter);
+
   Result<RunView> Show(const std::string& run_id) const;
   Result<std::vector<RunRecord>> List(const RunFilter& filter = {}) const;
   // The run's stored events after `after_seq` (0: all), in order.

@@ -554,6 +554,17 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
   return ids;
 }
 
+Result<bool> RunStore::CheckpointsMention(const std::string& text) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT 1 FROM checkpoints WHERE instr(state, ?1) > 0 LIMIT 1");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, text);
+  const int rc = s.Step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE) return db_->Error("reading the checkpoints");
+  return false;
+}
+
 Status RunStore::IntegrityCheck() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "PRAGMA integrity_check");

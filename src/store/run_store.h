@@ -207,6 +207,9 @@ class RunStore {
   // Deletes the runs the filter selects (with their checkpoints, steps and events)
   // and returns their ids; with dry_run only returns them.
   Result<std::vector<std::string>> Prune(const PruneFilter& filter);
+  // Whether any run's latest checkpoint holds `text` (in its stored state:
+  // an app's own part included), e.g. an image's hash a resume needs.
+  Result<bool> CheckpointsMention(const std::string& text) const;
   // PRAGMA integrity_check: OK, or FailedPrecondition with its findings.
   Status IntegrityCheck() const;
 

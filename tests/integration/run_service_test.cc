@@ -16,6 +16,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "medreact/http.h"
@@ -458,6 +460,54 @@ TEST(RunServiceTest, TheAppTableRefusesWhatAnAppCannotDoInOneVoice) {
   }
   RunService unstored(nullptr);
   EXPECT_THAT(unstored.Show("x").status().message(), HasSubstr("no run store"));
+}
+
+
+// `runs prune` and the run folder (issue 22): the images no remaining
+// checkpoint names go with the runs; one a paused run needs stays, so does a
+// file written in the grace period (its checkpoint may be about to commit)
+// and anything that is not the folder's own.
+TEST(RunServiceTest, PruneRemovesTheImagesNoCheckpointNamesAndKeepsTheRest) {
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  const std::string store_path = dir.File("runs.sqlite");
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(store_path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto store = std::shared_ptr<RunStore>(std::move(*opened));
+  const std::string needed(64, 'a'), orphan(64, 'b'), fresh(64, 'c');
+  RunState paused;
+  paused.trace.run_id = "run_paused";
+  paused.messages.push_back(Message::User("Is the heart enlarged?"));
+  paused.app = {{"images", Json::array({Json{{"id", "img1"}, {"sha256", needed}}})}};
+  ASSERT_TRUE(store->CreateRun({.id = "run_paused", .app = "cxr"}, &paused).ok());
+  ASSERT_TRUE(store->SaveCheckpoint("run_paused", paused, {}, "awaiting_approval").ok());
+  ASSERT_TRUE(store->CreateRun({.id = "run_gone", .app = "cxr"}).ok());
+  const fs::path folder = dir.File("runs.sqlite.images");
+  fs::create_directories(folder);
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (const std::string& name : {needed, orphan, fresh, std::string("notes.txt")}) {
+    std::ofstream(folder / name) << "bytes";
+    if (name != fresh) fs::last_write_time(folder / name, old);
+  }
+  RunService service(store);
+  Result<RunService::Pruned> dry = service.Prune({.statuses = {"running"}, .dry_run = true});
+  ASSERT_TRUE(dry.ok()) << dry.status().ToString();
+  EXPECT_EQ(dry->runs, (std::vector<std::string>{"run_gone"}));
+  EXPECT_EQ(dry->images, (std::vector<std::string>{orphan}));
+  EXPECT_TRUE(fs::exists(folder / orphan));  // a dry run deletes nothing
+  Result<RunService::Pruned> done = service.Prune({.statuses = {"running"}});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->runs, (std::vector<std::string>{"run_gone"}));
+  EXPECT_EQ(done->images, (std::vector<std::string>{orphan}));
+  EXPECT_FALSE(fs::exists(folder / orphan));
+  EXPECT_TRUE(fs::exists(folder / needed));
+  EXPECT_TRUE(fs::exists(folder / fresh));
+  EXPECT_TRUE(fs::exists(folder / "notes.txt"));
+  // Once the paused run is pruned too, its image goes.
+  Result<RunService::Pruned> all = service.Prune({.statuses = {"awaiting_approval"}});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->images, (std::vector<std::string>{needed}));
+  EXPECT_FALSE(fs::exists(folder / needed));
 }
 
 }  // namespace
