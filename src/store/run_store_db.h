@@ -28,8 +28,8 @@ inline constexpr int kApplicationId = 0x4D525253;
 
 // The schema's history: step i brings a file from version i to i + 1. A
 // step runs in the transaction that sets its version, so a file is never
-// half-way. A step only adds (tables, columns): the rows of an older file
-// stay as they are.
+// half-way. A step adds tables and columns, or rebuilds a table with its
+// rows copied as they are (4): an older file's runs are all kept.
 struct Migration {
   int version;      // the version the step brings the file to
   const char* sql;
@@ -99,6 +99,25 @@ CREATE TABLE model_info (
   PRIMARY KEY (url, model)
 );
 )sql"},
+    // 4: the conversation keyed by (run_id, idx) alone (WITHOUT ROWID): a
+    // message added writes one b-tree page, not a table page and its key's
+    // index page (issue 22, docs/benchmarks.md). The table holds only the
+    // runs that may go on (an ended run's conversation is dropped), so its
+    // keys, random run ids, rarely split a page. steps and events stay rowid
+    // tables: they keep every run, and keyed by a random run id their rows
+    // split pages where a rowid table appends at its end (measured: more WAL
+    // frames per commit, not fewer). The rows are copied as they are.
+    {4, R"sql(
+CREATE TABLE messages_v4 (
+  run_id  TEXT NOT NULL,
+  idx     INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+INSERT INTO messages_v4(run_id, idx, message) SELECT run_id, idx, message FROM messages;
+DROP TABLE messages;
+ALTER TABLE messages_v4 RENAME TO messages;
+)sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
 
@@ -154,9 +173,23 @@ struct RunStore::Db {
   }
   // The statements a checkpoint runs, prepared once (Cached()).
   mutable std::unique_ptr<StmtCache> cache;
+  // At close, a WAL shorter than this is left for the next connection, not
+  // folded (see ~Db).
+  static constexpr int kCloseWalPages = 256;  // 1 MiB of 4 KiB pages
+
   ~Db() {
     cache.reset();  // finalised before the connection closes
-    if (db) sqlite3_close(db);
+    if (!db) return;
+    // The last connection to close folds the WAL into the file, syncs both
+    // and deletes the WAL and -shm files, which the next process makes and
+    // syncs again: in a one-shot chat (~50 WAL frames) that was most of the
+    // store's system time (4 fdatasync, 2 unlink; docs/benchmarks.md). A WAL
+    // shorter than kCloseWalPages (after this connection's last commit; 0
+    // for a connection that only read) is left as it is: the next process
+    // reads it back when it opens the file, and a close that finds it
+    // longer folds it. Its commits are as safe as a killed process's.
+    if (wal_pages < kCloseWalPages) sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    sqlite3_close(db);
   }
 
   StmtCache& Cached() const {
