@@ -19,9 +19,13 @@
 //     truncated, asked its size, given a file control or closed: every other
 //     use of the file sees it as written;
 //   - the gathered bytes reach 64 KiB (a large transaction; the default
-//     VFS writes at most 128 KiB - 1 a call).
-// Every other file (the database, its -shm, journals) is the default VFS's
-// own, untouched.
+//     VFS writes at most 128 KiB - 1 a call);
+//   - the connection lets go of a shared-memory lock (the WAL's write lock
+//     among them): a transaction that spilled frames and rolled back leaves
+//     none behind for a later flush to lay over another writer's frames.
+// The main database file is the default VFS's own behind a wrapper that
+// passes every call through (it only adds that last flush); every other file
+// (the -shm, journals, temporary files) is the default VFS's, untouched.
 //
 // Thread-safety: registered once per process (thread-safe); a file is used
 // by its connection only, as SQLite's own files are.
