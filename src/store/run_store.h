@@ -141,7 +141,7 @@ struct PruneFilter {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating when allowed) the store at `path`, applying the schema's
   // migrations. InvalidArgument: an empty path, a folder; NotFound: missing

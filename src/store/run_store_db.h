@@ -28,8 +28,8 @@ inline constexpr int kApplicationId = 0x4D525253;
 
 // The schema's history: step i brings a file from version i to i + 1. A
 // step runs in the transaction that sets its version, so a file is never
-// half-way. A step adds tables and columns, or rebuilds a table with its
-// rows copied as they are (4): an older file's runs are all kept.
+// half-way. A step only adds (tables, columns): the rows of an older file
+// stay as they are.
 struct Migration {
   int version;      // the version the step brings the file to
   const char* sql;
@@ -98,25 +98,6 @@ CREATE TABLE model_info (
   probed_at      TEXT NOT NULL,
   PRIMARY KEY (url, model)
 );
-)sql"},
-    // 4: the conversation keyed by (run_id, idx) alone (WITHOUT ROWID): a
-    // message added writes one b-tree page, not a table page and its key's
-    // index page (issue 22, docs/benchmarks.md). The table holds only the
-    // runs that may go on (an ended run's conversation is dropped), so its
-    // keys, random run ids, rarely split a page. steps and events stay rowid
-    // tables: they keep every run, and keyed by a random run id their rows
-    // split pages where a rowid table appends at its end (measured: more WAL
-    // frames per commit, not fewer). The rows are copied as they are.
-    {4, R"sql(
-CREATE TABLE messages_v4 (
-  run_id  TEXT NOT NULL,
-  idx     INTEGER NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
-INSERT INTO messages_v4(run_id, idx, message) SELECT run_id, idx, message FROM messages;
-DROP TABLE messages;
-ALTER TABLE messages_v4 RENAME TO messages;
 )sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
