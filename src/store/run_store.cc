@@ -28,6 +28,7 @@
 #include "core/sqlite_stmt.h"
 #include "store/run_owner.h"
 #include "store/run_store_db.h"
+#include "store/wal_batch_vfs.h"
 
 namespace medreact {
 
@@ -140,7 +141,9 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
   db->path = path;
   db->owner = options.owner.empty() ? NewRunOwnerId() : options.owner;
   db->ttl = options.lease_ttl;
-  if (sqlite3_open_v2(path.c_str(), &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  // The WAL's frames written with one call per commit (wal_batch_vfs.h).
+  if (sqlite3_open_v2(path.c_str(), &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, WalBatchVfsName()) !=
+      SQLITE_OK) {
     return db->Error("opening");
   }
   sqlite3_busy_timeout(db->db, static_cast<int>(std::min<int64_t>(options.busy_timeout.count(), INT32_MAX)));

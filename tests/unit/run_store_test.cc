@@ -196,6 +196,45 @@ TEST(RunStoreTest, TheFileIsPrivateWalAndVersioned) {
   EXPECT_TRUE(again->Get("run_m").ok());
 }
 
+// A short WAL is left at close for the next process to read back (no fold,
+// no syncs at a one-shot's end); a long one is folded into the file and
+// deleted, as SQLite does by default. Either way every run is there.
+TEST(RunStoreTest, AShortWalIsLeftAtCloseALongOneFolded) {
+  testing::TempDir dir;
+  const std::string path = dir.File("runs.sqlite");
+  const std::string wal = path + "-wal";
+  {
+    auto store = OpenOk(path);
+    ASSERT_TRUE(store);
+    RunState s = StateAfter("run_short", 2);
+    ASSERT_TRUE(store->CreateRun(Chat("run_short"), &s).ok());
+    ASSERT_TRUE(store->FinishRun("run_short", "finished", Json{{"answer", "3"}}, s.trace.steps).ok());
+  }
+  ASSERT_TRUE(std::filesystem::exists(wal));
+  EXPECT_GT(std::filesystem::file_size(wal), 0u);
+  EXPECT_EQ(Pragma(path, "SELECT count(*) FROM runs WHERE id = 'run_short'"), 1);  // another connection reads it
+  {
+    auto store = OpenOk(path, {.create_if_missing = false});
+    ASSERT_TRUE(store);
+    EXPECT_EQ(store->Get("run_short").value().status, "finished");
+    EXPECT_EQ(store->Steps("run_short").value().size(), 2u);
+    // Runs until the WAL is past 1 MiB (kCloseWalPages) at the last commit.
+    for (int i = 0; std::filesystem::file_size(wal) < 1100 * 1024; ++i) {
+      ASSERT_LT(i, 2000);
+      const std::string id = "run_long_" + std::to_string(i);
+      RunState state = StateAfter(id, 5);
+      state.messages.push_back(Message::User(std::string(3000, 'x')));  // a few pages a run
+      ASSERT_TRUE(store->CreateRun(Chat(id), &state).ok());
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(wal));  // folded and deleted
+  EXPECT_GT(Pragma(path, "SELECT count(*) FROM runs"), 1);
+  auto again = OpenOk(path, {.create_if_missing = false});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->Get("run_short").value().status, "finished");
+  EXPECT_TRUE(again->IntegrityCheck().ok());
+}
+
 TEST(RunStoreTest, RefusesFoldersMissingFilesForeignDatabasesAndNewerSchemas) {
   testing::TempDir dir;
   EXPECT_EQ(RunStore::Open("").status().code(), StatusCode::kInvalidArgument);
