@@ -105,6 +105,14 @@ const KeywordRule kKeywordRules[] = {
     {"free air", 1, "free air: hollow viscus perforation until proven otherwise"},
     {"free intraperitoneal air", 1, "free intraperitoneal air: hollow viscus perforation"},
     {"perforat", 1, "perforation: peritonitis and sepsis risk, surgical emergency"},
+    // Tamponade physiology: an emergency needing drainage (ESC 2015 pericardial
+    // guideline, Adler Y et al., Eur Heart J 2015;36:2921-2964). A chamber's
+    // diastolic collapse is its echo and CT sign.
+    {"tamponade", 1, "cardiac tamponade: obstructive shock, needs urgent pericardiocentesis (ESC 2015 pericardial "
+                     "guideline)"},
+    {"diastolic collapse", 1, "diastolic chamber collapse: tamponade physiology (ESC 2015 pericardial guideline)"},
+    {"right ventricular collapse", 1, "right ventricular collapse: tamponade physiology (ESC 2015)"},
+    {"right atrial collapse", 1, "right atrial collapse: tamponade physiology (ESC 2015)"},
     // HIGH RISK: urgent, action within hours.
     {"septic embol", 2, "septic emboli: endocarditis work-up and antibiotics within hours"},
     {"fat embol", 2, "fat embolism: respiratory failure risk after long-bone fracture"},
@@ -119,11 +127,41 @@ const KeywordRule kKeywordRules[] = {
     {"tumor", 2, "tumor: needs expedited work-up"},
     {"tumour", 2, "tumour: needs expedited work-up"},
     {"mass", 2, "mass: malignancy must be excluded, expedited work-up"},
-    {"pericardial effusion", 2, "pericardial effusion: tamponade risk if large or rapid"},
     {"aneurysm", 2, "aneurysm: rupture risk depends on size, needs vascular review"},
     {"abscess", 2, "abscess: needs drainage and antibiotics"},
     {"appendicitis", 2, "appendicitis: surgical review within hours"},
     {"obstruction", 2, "obstruction: risk of ischaemia or perforation"},
+};
+
+// A finding whose tier depends on the size the text states (issue 24): a
+// "trace" effusion is no finding to act on within hours. 0 = no tier
+// (ROUTINE). Size words: findings_cues.cc (SizeWords), with their sources.
+struct SizedRule {
+  const char* term;
+  int trace;      // trace, trivial, minimal, tiny
+  int small;      // small, mild
+  int unstated;   // no size word
+  int moderate;
+  int large;      // large, massive, huge, sizable
+  const char* rationale;
+};
+
+const SizedRule kSizedRules[] = {
+    // ESC 2015 pericardial guideline (Adler, Eur Heart J 2015;36:2921): a
+    // trivial effusion (a trace, physiological fluid) is no finding to act
+    // on; any measurable one (small < 10 mm included: this project's worklist
+    // examples 03 and 13 keep a small effusion beside cardiomegaly at HIGH
+    // RISK) needs echocardiography and a cause within hours (tamponade risk;
+    // tamponade itself is CRITICAL by keyword).
+    {"pericardial effusion", 0, 2, 2, 2, 2,
+     "pericardial effusion: tamponade risk, needs echocardiography within hours (ESC 2015 pericardial "
+     "guideline)"},
+    // BTS 2023 pleural guideline (Roberts, Thorax 2023;78:s1): a large or
+    // massive effusion (breathlessness, mediastinal shift) needs drainage
+    // within hours; a trace to moderate one is worked up at routine pace.
+    {"pleural effusion", 0, 0, 0, 0, 2,
+     "large pleural effusion: may need therapeutic drainage within hours (BTS 2023 pleural guideline)"},
+    {"hydrothorax", 0, 0, 0, 0, 2, "large hydrothorax: may need drainage within hours (BTS 2023 pleural guideline)"},
 };
 
 // A known finding (reported before, unchanged) was communicated when it was
@@ -218,14 +256,63 @@ int BasePriorityFromFindings(std::string_view findings, std::string* why) {
     best = tier;
     best_why = PriorityName(tier) + " by keyword \"" + term + "\": " + reason;
   };
+  std::string open_question;  // a non-diagnostic segment, said when nothing outranks it
   for (const ConceptTier& rule : kConceptTiers) {
-    for (const FindingMention& m : reader.Read(rule.finding())) {
+    const std::vector<FindingMention> mentions = reader.Read(rule.finding());
+    // Negated at the levels the study could see ("no central, lobar or segmental PE").
+    const bool negated_elsewhere =
+        std::any_of(mentions.begin(), mentions.end(), [](const FindingMention& m) { return m.negated; });
+    for (const FindingMention& m : mentions) {
       std::string reason;
+      if (m.nondiagnostic && !m.negated && !m.hypothetical) {
+        // Not assessable is not found (issue 24): never the finding's tier and
+        // never a clot for the rules. A study with no diagnostic answer leaves
+        // the question open: further imaging within hours (ACR Appropriateness
+        // Criteria, Suspected PE, 2022; PIOPED II: Stein, N Engl J Med
+        // 2006;354:2317). Negative where it could see (central to segmental)
+        // and limited below: an isolated subsegmental question, routine
+        // (ACCP/CHEST 2016, Kearon, Chest 2016;149:315: isolated subsegmental PE).
+        const std::string what = std::string(rule.finding().label) + " " + DescribeMention(m);
+        if (negated_elsewhere) {
+          open_question = "ROUTINE: " + what + ", and negated where the study could assess it; an isolated "
+                          "non-diagnostic segment is not a finding (ACCP/CHEST 2016 on isolated subsegmental PE); "
+                          "worth a person's review";
+        } else if (rule.acute == kPriorityCritical) {
+          consider(kPriorityHighRisk, m.term,
+                   what + ": not a finding, but the study leaves the question open; further imaging within hours "
+                          "(ACR Appropriateness Criteria, Suspected PE, 2022; PIOPED II)");
+        }
+        continue;
+      }
       const bool acute = m.temporality == Temporality::kAcute;
       const char* rationale = acute || !rule.unspecified_rationale ? rule.rationale : rule.unspecified_rationale;
-      const int tier =
-          MentionTier(m, rule.acute, rule.unspecified, rule.chronic, rationale, rule.chronic_rationale, &reason);
+      int tier = MentionTier(m, rule.acute, rule.unspecified, rule.chronic, rationale, rule.chronic_rationale, &reason);
+      // A large or massive bleed outside the head is a threat to life
+      // (haemorrhagic shock): massive haemothorax (ATLS 10th ed., 2018),
+      // life-threatening bleeding (ACC 2020, Tomaselli, J Am Coll Cardiol
+      // 2020;76:594). Size never lowers a bleed's tier: a trace of SAH stays CRITICAL.
+      if (&rule.finding() == &OtherBleeding() && tier == kPriorityHighRisk && m.amount == Amount::kLarge &&
+          m.temporality != Temporality::kKnown) {
+        tier = kPriorityCritical;
+        reason = "\"" + m.amount_cue + "\" " + m.label + ": a large bleed is a threat to life (haemorrhagic shock; "
+                 "ATLS 10th ed., ACC 2020 bleeding pathway); " + reason;
+      }
       consider(tier, m.term, reason);
+    }
+  }
+  for (const SizedRule& rule : kSizedRules) {
+    for (const FindingMention& m : reader.Read(rule.term)) {
+      const int sized = m.amount == Amount::kTrace      ? rule.trace
+                        : m.amount == Amount::kSmall    ? rule.small
+                        : m.amount == Amount::kModerate ? rule.moderate
+                        : m.amount == Amount::kLarge    ? rule.large
+                                                        : rule.unstated;
+      if (sized == 0) continue;
+      std::string reason;
+      const int tier = MentionTier(m, sized, sized, kPriorityRoutine, rule.rationale,
+                                   "an old finding needs no action within hours", &reason);
+      if (!m.amount_cue.empty()) reason = "size \"" + m.amount_cue + "\": " + reason;
+      consider(tier, rule.term, reason);
     }
   }
   for (const KeywordRule& rule : kKeywordRules) {
@@ -237,6 +324,7 @@ int BasePriorityFromFindings(std::string_view findings, std::string* why) {
     }
   }
   if (why) {
+    if (best_why.empty() && !open_question.empty()) best_why = open_question;
     *why = best_why.empty() ? "ROUTINE: no critical or high-risk finding read in the findings (negated, historical "
                               "and chronic mentions do not raise the priority)"
                             : best_why;

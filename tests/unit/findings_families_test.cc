@@ -1,0 +1,196 @@
+// The findings families of issue 24, item 5: infarct wording in a named
+// vascular territory, non-diagnostic segments, size and amount words for
+// effusions and bleeds, and contrast studies named by their kind. Each
+// family through the reader (FindingMention fields), the keyword base
+// priority and the rules planner driven by the real Agent and fhir pack
+// (tests/testing/triage_drive.h). Phrasings written for this test, not taken
+// from the issue.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "apps/triage/findings_lexicon.h"
+#include "apps/triage/findings_reader.h"
+#include "apps/triage/triage_policy.h"
+#include "testing/triage_drive.h"
+
+namespace medreact {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Phrase {
+  const char* findings;
+  int base;                // expected BasePriorityFromFindings
+  const char* adjustment;  // expected planner risk adjustment on warfarin + aspirin
+};
+
+void ExpectFamily(const std::vector<Phrase>& family) {
+  for (const Phrase& p : family) {
+    std::string why;
+    EXPECT_EQ(BasePriorityFromFindings(p.findings, &why), p.base) << p.findings << "\n  why: " << why;
+    testing::PlannerOutcome o = testing::DrivePlanner(testing::OnWarfarinAndAspirinBundle(), p.findings);
+    ASSERT_TRUE(o.error.empty()) << o.error;
+    ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
+    EXPECT_EQ(o.adjustment(), p.adjustment) << p.findings << "\n  assessment: " << o.run.answer;
+  }
+}
+
+// --- Infarct wording ----------------------------------------------------------------
+
+TEST(FindingsFamiliesTest, LowDensityInANamedTerritoryIsAnInfarct) {
+  ExpectFamily({
+      {"Hypodensity involving the left MCA territory.", 2, "INCREASE"},
+      {"Low attenuation in the right PCA territory with mild mass effect.", 2, "INCREASE"},
+      {"Acute hypoattenuation of the right ACA territory.", 1, "INCREASE"},
+      {"Watershed low-density between the left MCA and ACA territories.", 2, "INCREASE"},
+      {"Hypodense region in the left MCA distribution with encephalomalacia.", 3, "NONE"},
+      {"Hypodensity in the right ACA territory with volume loss, old.", 3, "NONE"},
+      {"Age-indeterminate lacunar infarct in the left internal capsule.", 2, "INCREASE"},
+      {"Right cerebellar infarct, age indeterminate.", 2, "INCREASE"},
+      {"Loss of grey-white differentiation in the left MCA territory.", 1, "INCREASE"},
+      {"Effacement of the gray and white matter junction in the right frontal lobe, right MCA territory.", 1,
+       "INCREASE"},
+      {"Obscuration of the left lentiform nucleus.", 1, "INCREASE"},
+  });
+}
+
+TEST(FindingsFamiliesTest, LowDensityOutsideTheBrainIsNoInfarct) {
+  ExpectFamily({
+      {"Hypodensity in hepatic segment 7, likely a cyst.", 3, "NONE"},
+      {"Small hypodensity in the left kidney.", 3, "NONE"},
+      {"Preserved grey-white differentiation. No hypodensity in any vascular territory.", 3, "NONE"},
+  });
+}
+
+TEST(FindingsFamiliesTest, AgeIndeterminateIsReadAsUnspecifiedNotUncertain) {
+  const FindingsReader reader("Age-indeterminate infarct in the right corona radiata.");
+  const std::vector<FindingMention> m = reader.Read(IschemicStroke());
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_TRUE(m[0].affirmed());
+  EXPECT_FALSE(m[0].uncertain);
+  EXPECT_EQ(m[0].temporality, Temporality::kUnspecified);
+  EXPECT_EQ(m[0].temporal_cue, "Age-indeterminate");
+}
+
+// --- Non-diagnostic segments --------------------------------------------------------
+
+TEST(FindingsFamiliesTest, ANonDiagnosticSegmentIsNotAClot) {
+  ExpectFamily({
+      // Negative where the study could see, limited below: routine, no failure.
+      {"No filling defect in the main, lobar or segmental pulmonary arteries. Subsegmental emboli cannot be "
+       "excluded because of breathing motion.",
+       3, "NONE"},
+      {"No central or segmental PE; subsegmental PE not excluded, the subsegmental arteries being suboptimally "
+       "opacified.",
+       3, "NONE"},
+      // Nothing assessable: the question stays open, never CRITICAL, no failure.
+      {"Poor contrast bolus; pulmonary embolism cannot be ruled out.", 2, "NONE"},
+      {"Exam degraded by respiratory motion, so a small pulmonary embolus cannot be excluded.", 2, "NONE"},
+      // A defect seen stays a finding even beside an artifact.
+      {"Filling defect in a right lower lobe segmental artery despite mild motion artifact.", 1, "INCREASE"},
+      // A plain exclusion hedge without a limitation is still acted on.
+      {"A small left lower lobe PE cannot be excluded.", 1, "INCREASE"},
+  });
+}
+
+TEST(FindingsFamiliesTest, TheReaderNamesTheLimitation) {
+  const FindingsReader reader("Evaluation limited by patient motion. Segmental PE cannot be excluded.");
+  const std::vector<FindingMention> m = reader.Read(PulmonaryEmbolism());
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_TRUE(m[0].nondiagnostic);
+  EXPECT_FALSE(m[0].affirmed());
+  EXPECT_THAT(DescribeMention(m[0]), HasSubstr("non-diagnostic"));
+  std::string why;
+  EXPECT_EQ(BasePriorityFromFindings(reader.text(), &why), 2);
+  EXPECT_THAT(why, HasSubstr("open"));
+}
+
+// --- Size and amount words ----------------------------------------------------------
+
+TEST(FindingsFamiliesTest, SizeWordsGradeEffusions) {
+  ExpectFamily({
+      {"Trace pericardial effusion.", 3, "NONE"},
+      {"Trivial physiologic pericardial effusion.", 3, "NONE"},
+      {"Moderate pericardial effusion.", 2, "NONE"},
+      {"Pericardial effusion.", 2, "NONE"},
+      {"Large pericardial effusion with early diastolic collapse of the right atrium.", 1, "NONE"},
+      {"Pericardial effusion with tamponade physiology.", 1, "NONE"},
+      {"Moderate pericardial effusion without tamponade.", 2, "NONE"},
+      {"Small right pleural effusion.", 3, "NONE"},
+      {"Moderate to large left pleural effusion with mediastinal shift.", 2, "NONE"},
+      {"Massive right pleural effusion.", 2, "NONE"},
+  });
+}
+
+TEST(FindingsFamiliesTest, SizeWordsRaiseABigBleedAndNeverLowerOne) {
+  ExpectFamily({
+      {"Large left hemothorax.", 1, "INCREASE"},
+      {"Massive retroperitoneal hematoma.", 1, "INCREASE"},
+      {"Small left thigh hematoma.", 2, "INCREASE"},
+      {"Trace hemoperitoneum in the pelvis.", 2, "INCREASE"},
+      {"Trace intraventricular hemorrhage in the occipital horns.", 1, "INCREASE"},
+      {"Small acute subdural hematoma along the right tentorium.", 1, "INCREASE"},
+  });
+}
+
+TEST(FindingsFamiliesTest, TheReaderReadsTheLargerEndOfARange) {
+  const FindingsReader reader("Small to moderate amount of left pleural effusion.");
+  const std::vector<FindingMention> m = reader.Read("pleural effusion");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].amount, Amount::kModerate);
+  EXPECT_EQ(m[0].amount_cue, "moderate");
+}
+
+// --- Contrast studies named by their kind -------------------------------------------
+
+Json OnApixabanWithReducedRenalFunction() {
+  return testing::PatientBundle({testing::MedicationRequest("x", "Apixaban 5 MG Oral Tablet", "active"),
+                        testing::Observation("cr", "2160-0", "Creatinine", 2.1, "mg/dL", "2025-06-12"),
+                        testing::Observation("gfr", "62238-1", "eGFR", 24, "mL/min/1.73m2", "2025-06-12")});
+}
+
+TEST(FindingsFamiliesTest, AContrastStudyNamedByItsKindReportsRenalFunction) {
+  for (const char* findings : {"CT venogram: patent dural venous sinuses.", "Abdominal aortogram: no stenosis.",
+                               "CT chest with IV contrast: no acute finding.", "CTV head: no sinus thrombosis.",
+                               "Upper extremity venography: patent veins."}) {
+    testing::PlannerOutcome o = testing::DrivePlanner(testing::OnWarfarinAndAspirinBundle(), findings);
+    ASSERT_TRUE(o.error.empty()) << o.error;
+    EXPECT_THAT(o.run.final_fields["rules_matched"], Contains("contrast_renal")) << findings;
+    EXPECT_EQ(o.adjustment(), "NONE") << findings;  // normal creatinine, warfarin
+  }
+  testing::PlannerOutcome o = testing::DrivePlanner(testing::OnWarfarinAndAspirinBundle(), "CT head without contrast: normal.");
+  EXPECT_THAT(o.run.final_fields["rules_matched"], Not(Contains("contrast_renal")));
+}
+
+TEST(FindingsFamiliesTest, ReducedRenalFunctionOnARenallyClearedAnticoagulantAfterContrastIsRaised) {
+  testing::PlannerOutcome o =
+      testing::DrivePlanner(OnApixabanWithReducedRenalFunction(), "CT venogram of the left arm: no thrombus.");
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.adjustment(), "INCREASE") << o.run.answer;
+  EXPECT_THAT(o.run.final_fields["rules_matched"], Contains("contrast_renal_anticoagulant"));
+  EXPECT_THAT(o.run.answer, HasSubstr("renally cleared anticoagulant"));
+  // The same study without contrast: no renal question.
+  o = testing::DrivePlanner(OnApixabanWithReducedRenalFunction(), "Non-contrast CT of the left arm: no fracture.");
+  EXPECT_EQ(o.adjustment(), "NONE") << o.run.answer;
+}
+
+// --- Hostile input ------------------------------------------------------------------
+
+TEST(FindingsFamiliesTest, SizeAndLimitationReadingSurvivesHostileText) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "small to moderate large trace ";
+  text += "pleural effusion cannot be excluded due to motion ";
+  for (int i = 0; i < 2000; ++i) text += "- - , ; ";
+  std::string why;
+  const int base = BasePriorityFromFindings(text, &why);
+  EXPECT_GE(base, 1);
+  EXPECT_LE(base, 3);
+}
+
+}  // namespace
+}  // namespace medreact
