@@ -17,6 +17,7 @@
 
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "apps/triage/safety_floor.h"
 #include "core/text_util.h"
 
 namespace medreact {
@@ -368,6 +369,8 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
                     {"final_assessment", nullptr},
                     {"errors", nullptr}};
   int priority = base;
+  // Why a person must look at this result (safety_floor.h); empty = none.
+  std::vector<std::string> review_reasons;
   if (run) {
     std::string adjustment = "NONE";
     std::string assessment = run->answer;
@@ -386,6 +389,15 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
       }
     }
     priority = ApplyRiskAdjustment(base, adjustment);
+    // The safety floor: a model's decrease below an acute critical finding
+    // stands only on the run's own tool results; invented critical findings
+    // are flagged (issue 24).
+    std::vector<std::string> critical;
+    for (const Json& item : reasoning["critical_findings"]) critical.push_back(item.get<std::string>());
+    SafetyReview review = ReviewModelDecision(findings, priority, adjustment, *run, critical);
+    const int adjusted = priority;
+    priority = review.priority;
+    review_reasons = std::move(review.reasons);
     Json tools = Json::array();
     Json errors = Json::array();
     if (!run->error.empty()) errors.push_back(run->error);
@@ -404,18 +416,34 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
     reasoning["errors"] = errors.empty() ? Json(nullptr) : errors;
     rationale += " Agent assessment: " + assessment;
     if (!rationale.empty() && rationale.back() != '.') rationale += ".";
-    rationale += " Risk adjustment " + adjustment + ": final priority " + std::to_string(priority) + " (" +
-                 PriorityName(priority) + ").";
+    if (review.held) {
+      rationale += " Risk adjustment " + adjustment + " would give " + std::to_string(adjusted) + " (" +
+                   PriorityName(adjusted) + "), below the findings' acute critical finding with no tool result "
+                   "supporting it: held at " + std::to_string(priority) + " (" + PriorityName(priority) +
+                   ") for a person to review.";
+    } else {
+      rationale += " Risk adjustment " + adjustment + ": final priority " + std::to_string(priority) + " (" +
+                   PriorityName(priority) + ").";
+      if (!review.evidence.empty()) rationale += " The decrease stands on the record: " + review.evidence + ".";
+    }
   } else {
     rationale += " Agent skipped (static baseline).";
+    if (const ReaderFloor floor = AcuteCriticalFloor(findings); !floor.open_question.empty()) {
+      review_reasons.push_back("non-diagnostic study segment: " + floor.open_question +
+                               "; not read as a finding, the clinical question may still be open");
+    }
   }
+  Json reasons = Json::array();
+  for (const std::string& r : review_reasons) reasons.push_back(r);
   return OrderedJson{{"patient_id", std::string(patient_id)},
           {"priority_level", priority},
           {"base_priority", base},
           {"rationale", rationale},
           {"visual_findings", std::string(findings)},
           {"findings_summary", Summarize(findings)},
-          {"agent_reasoning", reasoning}};
+          {"agent_reasoning", reasoning},
+          {"needs_review", !review_reasons.empty()},
+          {"review_reasons", reasons}};
 }
 
 }  // namespace medreact
