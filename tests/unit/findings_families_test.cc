@@ -13,6 +13,7 @@
 
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "apps/triage/safety_floor.h"
 #include "apps/triage/triage_policy.h"
 #include "testing/triage_drive.h"
 
@@ -190,6 +191,57 @@ TEST(FindingsFamiliesTest, SizeAndLimitationReadingSurvivesHostileText) {
   const int base = BasePriorityFromFindings(text, &why);
   EXPECT_GE(base, 1);
   EXPECT_LE(base, 3);
+}
+
+// --- The safety floor's readers (the scripted-model tests are in
+// tests/integration/triage_safety_floor_test.cc) -----------------------------------
+
+RunResult RunWithToolResult(const std::string& name, const std::string& content) {
+  RunResult run;
+  StepRecord step;
+  step.tool_results = {{"c1", name, true, content, "", 0}};
+  run.trace.steps.push_back(step);
+  return run;
+}
+
+TEST(SafetyFloorTest, TheFloorIsAnAcuteCriticalFindingOnly) {
+  EXPECT_EQ(AcuteCriticalFloor("Acute saddle PE.").priority, 1);
+  EXPECT_EQ(AcuteCriticalFloor("Small acute left SDH.").priority, 1);
+  EXPECT_EQ(AcuteCriticalFloor("Abrupt occlusion of the left M1 segment.").priority, 1);
+  EXPECT_EQ(AcuteCriticalFloor("Acute infarct in the right MCA territory.").priority, 1);
+  EXPECT_EQ(AcuteCriticalFloor("Infarct in the right MCA territory.").priority, 3);  // not stated acute
+  EXPECT_EQ(AcuteCriticalFloor("Known right lower lobe PE, unchanged.").priority, 3);
+  EXPECT_EQ(AcuteCriticalFloor("Chronic organized thrombus in the right pulmonary artery.").priority, 3);
+  EXPECT_EQ(AcuteCriticalFloor("No pulmonary embolism.").priority, 3);
+  const ReaderFloor limited = AcuteCriticalFloor("Motion limited study; PE cannot be excluded.");
+  EXPECT_EQ(limited.priority, 3);
+  EXPECT_THAT(limited.open_question, HasSubstr("non-diagnostic"));
+}
+
+TEST(SafetyFloorTest, EvidenceIsTheSameFindingInAToolResultNotAnEchoedQuery) {
+  const ReaderFloor floor = AcuteCriticalFloor("Acute PE in the right lower lobe.");
+  EXPECT_THAT(SupportingEvidence(RunWithToolResult("search_clinical_history",
+                                                   R"({"query":"embol","conditions":[{"display":"Pulmonary )"
+                                                   R"(embolism","onset_date":"2025-05-01"}]})"),
+                                 floor),
+              HasSubstr("search_clinical_history"));
+  EXPECT_EQ(SupportingEvidence(RunWithToolResult("search_clinical_history",
+                                                 R"({"query":"pulmonary embolism","match_count":0,"conditions":[],)"
+                                                 R"("note":"No condition matches 'pulmonary embolism'."})"),
+                               floor),
+            "");
+  EXPECT_EQ(SupportingEvidence(RunWithToolResult("get_imaging_history",
+                                                 R"({"studies":[{"conclusion":"No pulmonary embolism."}]})"),
+                               floor),
+            "");
+}
+
+TEST(SafetyFloorTest, ManyOrHugeCriticalFindingsAreBoundedAndFlagged) {
+  std::vector<std::string> many(500, std::string(100000, 'x'));
+  const std::vector<std::string> reasons =
+      UnsupportedCriticalFindings("Acute PE.", RunWithToolResult("t", std::string(100000, 'y')), many);
+  ASSERT_FALSE(reasons.empty());
+  EXPECT_THAT(reasons.front(), HasSubstr("only the first 32"));
 }
 
 }  // namespace

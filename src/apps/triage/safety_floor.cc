@@ -213,8 +213,17 @@ std::vector<std::string> UnsupportedCriticalFindings(std::string_view findings, 
   for (const FloorConcept& c : FloorConcepts()) add_words(c.finding(), c.words);
   for (const auto& [finding, words] : OtherNamedConcepts()) add_words(finding(), words);
 
+  // Bounds for a hostile reply: the first kMaxChecked findings, each read to
+  // kMaxChars; more is itself worth a person's look.
+  constexpr size_t kMaxChecked = 32;
+  constexpr size_t kMaxChars = 400;
   std::vector<std::string> out;
-  for (const std::string& critical : critical_findings) {
+  if (critical_findings.size() > kMaxChecked) {
+    out.push_back(std::to_string(critical_findings.size()) + " critical findings; only the first " +
+                  std::to_string(kMaxChecked) + " were checked against the tool results");
+  }
+  for (size_t i = 0; i < critical_findings.size() && i < kMaxChecked; ++i) {
+    const std::string critical = critical_findings[i].substr(0, kMaxChars);
     std::vector<std::string> missing;
     for (const std::string& word : Tokens(critical)) {
       if (word.size() < 3 && !IsNumber(word)) continue;
