@@ -99,6 +99,22 @@ TEST(FindingsFamiliesTest, ANonDiagnosticSegmentIsNotAClot) {
   });
 }
 
+TEST(FindingsFamiliesTest, ALimitedArterialLevelWithoutAFindingNameLeavesTheQuestionOpen) {
+  ExpectFamily({
+      // Segmental or lobar arteries not assessable: open, whatever the central arteries show.
+      {"Central pulmonary arteries are clear. The segmental arteries of both lower lobes are not assessed owing to "
+       "respiratory motion.",
+       2, "NONE"},
+      {"Non-diagnostic opacification of the lobar pulmonary arteries.", 2, "NONE"},
+      // Subsegmental level only: routine.
+      {"No PE to the segmental level. Subsegmental arteries limited by motion.", 3, "NONE"},
+      // No PE question: coronary arteries, lung bases, a denied limitation.
+      {"Motion limits evaluation of the lung bases. No consolidation.", 3, "NONE"},
+      {"Coronary arteries are suboptimally opacified.", 3, "NONE"},
+      {"Well-opacified pulmonary arteries without motion artifact; no filling defect.", 3, "NONE"},
+  });
+}
+
 TEST(FindingsFamiliesTest, TheReaderNamesTheLimitation) {
   const FindingsReader reader("Evaluation limited by patient motion. Segmental PE cannot be excluded.");
   const std::vector<FindingMention> m = reader.Read(PulmonaryEmbolism());

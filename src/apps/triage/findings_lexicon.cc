@@ -137,6 +137,16 @@ const Words& HemorrhagicStrokeWords() {
 
 }  // namespace
 
+// The arterial levels of a CT pulmonary angiogram's reading (Wittram,
+// RadioGraphics 2004;24:1219: main, lobar, segmental, subsegmental). Lung
+// lobes alone are not here: "motion at the lung bases" on a chest CT is no
+// PE question.
+const std::vector<std::string_view>& PulmonaryArteryContext() {
+  static const Words words = {"pulmonary arter", "pulmonary trunk", "main pulmonary", "pulmonary vascula",
+                              "lobar", "interlobar", "segmental", "subsegmental"};
+  return words;
+}
+
 // PE. ESC 2019 Guidelines for the diagnosis and management of acute pulmonary
 // embolism (Konstantinides SV et al., Eur Heart J 2020;41:543-603); CT signs
 // (intraluminal filling defect, saddle embolus, emboli by arterial level):

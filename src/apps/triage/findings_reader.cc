@@ -583,6 +583,41 @@ std::vector<FindingMention> FindingsReader::Read(const FindingConcept& finding) 
   return out;
 }
 
+std::vector<std::string> FindingsReader::LimitedSentences(const std::vector<std::string_view>& context) const {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  std::vector<size_t> ends = sentence_ends_;
+  ends.push_back(lower_.size());
+  for (size_t end : ends) {
+    if (end <= begin) {
+      begin = end + 1;
+      continue;
+    }
+    const Span s = {begin, std::min(end, begin + kMaxScopeChars)};
+    begin = end + 1;
+    const bool in_context = std::any_of(context.begin(), context.end(),
+                                        [&](std::string_view w) { return HasWordIn(lower_, w, s.begin, s.end); });
+    if (!in_context) continue;
+    bool limited = false;
+    for (std::string_view phrase : LimitationPhrases()) {
+      ForEachPhrase(lower_, std::string(phrase), s.begin, s.end, [&](size_t b, size_t) {
+        // "no motion artifact", "without streak artifact": a limitation denied.
+        const size_t from = b > s.begin + 16 ? b - 16 : s.begin;
+        const std::string_view before = std::string_view(lower_).substr(from, b - from);
+        const bool denied = before.find("no ") != before.npos || before.find("without ") != before.npos ||
+                            before.find("free of ") != before.npos;
+        if (!denied) limited = true;
+      });
+      if (limited) break;
+    }
+    if (!limited) continue;
+    std::string quote = Trim(std::string_view(text_).substr(s.begin, s.end - s.begin));
+    if (quote.size() > 200) quote = quote.substr(0, 197) + "...";
+    out.push_back(std::move(quote));
+  }
+  return out;
+}
+
 std::vector<FindingMention> FindingsReader::Read(std::string_view term) const {
   std::string lower(term);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

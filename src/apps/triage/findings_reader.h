@@ -169,6 +169,14 @@ class FindingsReader {
   // Every mention of one bare term (no context needed), in text order.
   std::vector<FindingMention> Read(std::string_view term) const;
 
+  // The sentences (as written, at most 200 characters) that state a
+  // technical limitation (LimitationPhrases: "nondiagnostic", "suboptimally
+  // opacified", "limited by motion") beside one of `context` ("lobar",
+  // "pulmonary arteries"), the limitation not itself negated ("no motion
+  // artifact"): a segment the study could not assess, with or without a
+  // finding's name in it.
+  std::vector<std::string> LimitedSentences(const std::vector<std::string_view>& context) const;
+
   const std::string& text() const { return text_; }
 
  private:

@@ -135,6 +135,9 @@ bool Mentioned(std::string_view haystack, const std::string& word) {
 ReaderFloor AcuteCriticalFloor(std::string_view findings) {
   ReaderFloor floor;
   const FindingsReader reader(findings);
+  for (const std::string& sentence : reader.LimitedSentences(PulmonaryArteryContext())) {
+    if (floor.open_question.empty()) floor.open_question = "\"" + sentence + "\"";
+  }
   for (const FloorConcept& c : FloorConcepts()) {
     for (const FindingMention& m : reader.Read(c.finding())) {
       if (m.nondiagnostic && !m.negated && !m.hypothetical && floor.open_question.empty()) {

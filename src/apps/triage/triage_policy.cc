@@ -23,6 +23,17 @@
 namespace medreact {
 namespace {
 
+// True when `word` is a whole word of `lower` ("segmental" is not in "subsegmental").
+bool HasWord(std::string_view lower, std::string_view word) {
+  for (size_t pos = lower.find(word); pos != std::string_view::npos; pos = lower.find(word, pos + 1)) {
+    const bool starts = pos == 0 || !std::isalnum(static_cast<unsigned char>(lower[pos - 1]));
+    const size_t end = pos + word.size();
+    const bool ends = end >= lower.size() || !std::isalpha(static_cast<unsigned char>(lower[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 // A sentence ends at ; ! ? newline, or a period not followed by a digit ("2.3").
 bool IsSentenceEnd(std::string_view text, size_t i) {
   const char c = text[i];
@@ -165,6 +176,19 @@ const SizedRule kSizedRules[] = {
     {"hydrothorax", 0, 0, 0, 0, 2, "large hydrothorax: may need drainage within hours (BTS 2023 pleural guideline)"},
 };
 
+// True when a limitation's words name the subsegmental level and no level
+// above it ("subsegmental branches suboptimally opacified"), so the central
+// to segmental arteries were assessed.
+bool SubsegmentalOnly(std::string_view where) {
+  const std::string lower = AsciiLower(where);
+  if (!HasWord(lower, "subsegmental")) return false;
+  for (const char* level : {"main", "central", "lobar", "lobe", "segmental", "interlobar", "hilar", "trunk",
+                            "whole", "entire", "study", "exam", "examination"}) {
+    if (HasWord(lower, level)) return false;
+  }
+  return true;
+}
+
 // A known finding (reported before, unchanged) was communicated when it was
 // new: it keeps its tier but is never CRITICAL, because ACR category 1 is for
 // new or unexpected findings needing action within minutes (Larson PA et al.,
@@ -257,31 +281,37 @@ int BasePriorityFromFindings(std::string_view findings, std::string* why) {
     best = tier;
     best_why = PriorityName(tier) + " by keyword \"" + term + "\": " + reason;
   };
-  std::string open_question;  // a non-diagnostic segment, said when nothing outranks it
+  // Non-diagnostic segments (issue 24): not a finding, never the finding's
+  // tier and never a clot for the rules. Where the limitation reaches the
+  // segmental arteries or above (or names no level), the PE question stays
+  // open: further imaging within hours, HIGH RISK (ACR Appropriateness
+  // Criteria, Suspected PE, 2022; PIOPED II: Stein, N Engl J Med
+  // 2006;354:2317). Limited at the subsegmental level only: an isolated
+  // subsegmental question, ROUTINE (ACCP/CHEST 2016, Kearon, Chest
+  // 2016;149:315, on isolated subsegmental PE), said in the rationale.
+  std::string open_question;
+  auto limitation = [&](const std::string& what, std::string_view where, const std::string& term) {
+    if (SubsegmentalOnly(where)) {
+      if (open_question.empty()) {
+        open_question = "ROUTINE: " + what + ", at the subsegmental level only: an isolated subsegmental question "
+                        "is not a finding (ACCP/CHEST 2016 on isolated subsegmental PE); worth a person's review";
+      }
+      return;
+    }
+    consider(kPriorityHighRisk, term,
+             what + ": not a finding, but the study leaves the question open; further imaging within hours (ACR "
+                    "Appropriateness Criteria, Suspected PE, 2022; PIOPED II)");
+  };
+  for (const std::string& sentence : reader.LimitedSentences(PulmonaryArteryContext())) {
+    limitation("non-diagnostic segment of the pulmonary arteries (\"" + sentence + "\")", sentence,
+               "non-diagnostic");
+  }
   for (const ConceptTier& rule : kConceptTiers) {
-    const std::vector<FindingMention> mentions = reader.Read(rule.finding());
-    // Negated at the levels the study could see ("no central, lobar or segmental PE").
-    const bool negated_elsewhere =
-        std::any_of(mentions.begin(), mentions.end(), [](const FindingMention& m) { return m.negated; });
-    for (const FindingMention& m : mentions) {
+    for (const FindingMention& m : reader.Read(rule.finding())) {
       std::string reason;
       if (m.nondiagnostic && !m.negated && !m.hypothetical) {
-        // Not assessable is not found (issue 24): never the finding's tier and
-        // never a clot for the rules. A study with no diagnostic answer leaves
-        // the question open: further imaging within hours (ACR Appropriateness
-        // Criteria, Suspected PE, 2022; PIOPED II: Stein, N Engl J Med
-        // 2006;354:2317). Negative where it could see (central to segmental)
-        // and limited below: an isolated subsegmental question, routine
-        // (ACCP/CHEST 2016, Kearon, Chest 2016;149:315: isolated subsegmental PE).
-        const std::string what = std::string(rule.finding().label) + " " + DescribeMention(m);
-        if (negated_elsewhere) {
-          open_question = "ROUTINE: " + what + ", and negated where the study could assess it; an isolated "
-                          "non-diagnostic segment is not a finding (ACCP/CHEST 2016 on isolated subsegmental PE); "
-                          "worth a person's review";
-        } else if (rule.acute == kPriorityCritical) {
-          consider(kPriorityHighRisk, m.term,
-                   what + ": not a finding, but the study leaves the question open; further imaging within hours "
-                          "(ACR Appropriateness Criteria, Suspected PE, 2022; PIOPED II)");
+        if (rule.acute == kPriorityCritical) {
+          limitation(std::string(rule.finding().label) + " " + DescribeMention(m), m.clause, m.term);
         }
         continue;
       }
