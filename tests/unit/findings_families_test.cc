@@ -115,6 +115,15 @@ TEST(FindingsFamiliesTest, ALimitedArterialLevelWithoutAFindingNameLeavesTheQues
   });
 }
 
+TEST(FindingsFamiliesTest, ThePlannerSaysANonDiagnosticSegmentIsNotAClot) {
+  testing::PlannerOutcome o = testing::DrivePlanner(
+      testing::OnWarfarinAndAspirinBundle(),
+      "Segmental and larger arteries are patent. Subsegmental emboli cannot be excluded because of motion.");
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.adjustment(), "NONE");
+  EXPECT_THAT(o.run.answer, HasSubstr("non-diagnostic segment is not a clot"));
+}
+
 TEST(FindingsFamiliesTest, TheReaderNamesTheLimitation) {
   const FindingsReader reader("Evaluation limited by patient motion. Segmental PE cannot be excluded.");
   const std::vector<FindingMention> m = reader.Read(PulmonaryEmbolism());

@@ -305,6 +305,8 @@ class Evaluator {
       Vte(*vte.trigger);
     } else if (vte.dated_out) {
       NotANewEvent(*vte.dated_out, "anticoagulation-failure", kSourceVte);
+    } else {
+      NonDiagnostic();
     }
     const RuleFinding stroke = Read(StrokeFindings(), IsNewEvent);
     const RuleFinding bleed = Read(BleedFindings(), IsPresentBleed);
@@ -354,6 +356,19 @@ class Evaluator {
       }
     }
     return "";
+  }
+
+  // A PE the study could not assess ("cannot be excluded due to motion"): not
+  // a clot, so no failure rule; the assessment says so (issue 24).
+  void NonDiagnostic() {
+    for (const FindingMention& m : reader_.Read(PulmonaryEmbolism())) {
+      if (!m.nondiagnostic || m.negated || m.hypothetical) continue;
+      d_.sentences.push_back(m.label + " read as " + DescribeMention(m) + " (\"" + m.clause +
+                             "\"): a non-diagnostic segment is not a clot, so the anticoagulation-failure rule does "
+                             "not apply; the question may need further imaging.");
+      AddSource(kSourceVte);
+      return;
+    }
   }
 
   // A clot or infarct the text dates as chronic, known or historical: the
