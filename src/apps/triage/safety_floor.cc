@@ -130,6 +130,16 @@ bool Mentioned(std::string_view haystack, const std::string& word) {
   return word.size() >= 7 && !IsNumber(word) && haystack.find(word.substr(0, word.size() - 2)) != std::string_view::npos;
 }
 
+// The text of one successful tool result: its JSON's strings and numbers,
+// one per line, or the content as it is when it is no JSON.
+std::string ResultText(const ToolResultRecord& result) {
+  Result<Json> parsed = ParseJson(result.content);
+  if (!parsed.ok()) return result.content + "\n";
+  std::string out;
+  CollectStrings(*parsed, "", out, 0);
+  return out;
+}
+
 }  // namespace
 
 ReaderFloor AcuteCriticalFloor(std::string_view findings) {
@@ -161,13 +171,7 @@ std::string ToolResultText(const RunResult& run) {
   std::string out;
   for (const StepRecord& step : run.trace.steps) {
     for (const ToolResultRecord& result : step.tool_results) {
-      if (!result.ok) continue;
-      Result<Json> parsed = ParseJson(result.content);
-      if (parsed.ok()) {
-        CollectStrings(*parsed, "", out, 0);
-      } else {
-        out += result.content + "\n";
-      }
+      if (result.ok) out += ResultText(result);
     }
   }
   return out;
@@ -183,14 +187,7 @@ std::string SupportingEvidence(const RunResult& run, const ReaderFloor& floor) {
   for (const StepRecord& step : run.trace.steps) {
     for (const ToolResultRecord& result : step.tool_results) {
       if (!result.ok) continue;
-      std::string text;
-      Result<Json> parsed = ParseJson(result.content);
-      if (parsed.ok()) {
-        CollectStrings(*parsed, "", text, 0);
-      } else {
-        text = result.content;
-      }
-      const FindingsReader reader(text);
+      const FindingsReader reader(ResultText(result));
       for (const FindingMention& m : reader.Read(concept_entry->finding())) {
         // The record names the finding (a condition, an earlier study): it was
         // known before this reading. A negated or asked-about mention is not.

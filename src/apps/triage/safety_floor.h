@@ -26,16 +26,17 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
 
 namespace medreact {
 
 // The lowest urgency the findings allow a model to set without evidence.
 struct ReaderFloor {
-  int priority = 3;         // 1 when an acute critical finding is read; 3 = no floor
-  std::string finding;      // its label ("Pulmonary embolism")
-  std::string text;         // the words as written ("filling defects")
-  std::string concept_id;   // the lexicon concept ("pulmonary_embolism")
+  int priority = kPriorityRoutine;  // kPriorityCritical when an acute critical finding is read
+  std::string finding;        // its label ("Pulmonary embolism")
+  std::string text;           // the words as written ("filling defects")
+  std::string concept_id;     // the lexicon concept ("pulmonary_embolism")
   std::string open_question;  // a non-diagnostic segment's description, or ""
 };
 
@@ -58,7 +59,7 @@ std::vector<std::string> UnsupportedCriticalFindings(std::string_view findings, 
                                                      const std::vector<std::string>& critical_findings);
 
 struct SafetyReview {
-  int priority = 3;                  // the final priority after the floor
+  int priority = kPriorityRoutine;   // the final priority after the floor
   bool held = false;                 // the model's decrease was not applied
   std::string evidence;              // the evidence a decrease stood on, or ""
   std::vector<std::string> reasons;  // why a person must review; empty = none

@@ -423,7 +423,7 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
     // stands only on the run's own tool results; invented critical findings
     // are flagged (issue 24).
     std::vector<std::string> critical;
-    for (const Json& item : reasoning["critical_findings"]) critical.push_back(item.get<std::string>());
+    for (const auto& item : reasoning["critical_findings"]) critical.push_back(item.get<std::string>());
     SafetyReview review = ReviewModelDecision(findings, priority, adjustment, *run, critical);
     const int adjusted = priority;
     priority = review.priority;
