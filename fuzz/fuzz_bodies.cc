@@ -24,6 +24,7 @@
 #include "apps/research/research_report.h"
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "apps/triage/safety_floor.h"
 #include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "eval/csv.h"
@@ -417,6 +418,20 @@ int FuzzFindings(const uint8_t* data, size_t size) {
   const int priority = BasePriorityFromFindings(text, &why);
   if (priority < 1 || priority > 3) Violated("findings", "BasePriorityFromFindings outside 1..3");
   (void)MentionsAffirmed(text, "thrombus");
+  (void)reader.LimitedSentences(PulmonaryArteryContext());
+  // The safety floor (safety_floor.h) over the text as findings, as a tool
+  // result and as a model's critical finding: the floor never lowers a
+  // priority and stays in 1..3.
+  RunResult run;
+  StepRecord step;
+  step.tool_results = {{"c1", "search_clinical_history", true, std::string(text), "", 0}};
+  run.trace.steps.push_back(step);
+  const ReaderFloor floor = AcuteCriticalFloor(text);
+  (void)SupportingEvidence(run, floor);
+  for (int adjusted = 1; adjusted <= 3; ++adjusted) {
+    const SafetyReview review = ReviewModelDecision(text, adjusted, "DECREASE", run, {std::string(text)});
+    if (review.priority < 1 || review.priority > adjusted) Violated("findings", "the safety floor lowered a priority");
+  }
   return 0;
 }
 

@@ -150,7 +150,9 @@ TEST(RunTriageTest, NativeModelInvestigatesAndSubmits) {
   EXPECT_FALSE(out.fell_back);
   EXPECT_THAT(KeysInOrder(out.result),
               ElementsAre("patient_id", "priority_level", "base_priority", "rationale", "visual_findings",
-                          "findings_summary", "agent_reasoning", "planner", "record"));
+                          "findings_summary", "agent_reasoning", "needs_review", "review_reasons", "planner",
+                          "record"));
+  EXPECT_EQ(out.result["needs_review"], false);
   EXPECT_THAT(KeysInOrder(out.result["agent_reasoning"]),
               ElementsAre("iterations", "tools_used", "critical_findings", "risk_adjustment", "final_assessment",
                           "errors"));

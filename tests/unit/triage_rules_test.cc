@@ -99,8 +99,9 @@ TEST(TriagePolicyTest, ResultHasExactlyTheContractKeys) {
                        {"rules_2", "check_medication_status", false, "", "bad arguments", 0}};
   run.trace.steps.push_back(step);
   Json out = BuildTriageResult("p1", "Acute pulmonary embolism. Other text.", 2, "why", &run);
-  EXPECT_THAT(Keys(out), ElementsAre("agent_reasoning", "base_priority", "findings_summary", "patient_id",
-                                     "priority_level", "rationale", "visual_findings"));
+  EXPECT_THAT(Keys(out), ElementsAre("agent_reasoning", "base_priority", "findings_summary", "needs_review",
+                                     "patient_id", "priority_level", "rationale", "review_reasons",
+                                     "visual_findings"));
   EXPECT_THAT(Keys(out["agent_reasoning"]), ElementsAre("critical_findings", "errors", "final_assessment",
                                                         "iterations", "risk_adjustment", "tools_used"));
   EXPECT_EQ(out["patient_id"], "p1");

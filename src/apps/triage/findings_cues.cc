@@ -54,6 +54,18 @@ const std::vector<CueDef>& FindingCues() {
       {"not previously described", K::kChange, CueSide::kBoth, T::kAcute},
       {"previously not seen", K::kChange, CueSide::kBoth, T::kAcute},
 
+      // An age the report declines to give ("age-indeterminate infarct"): the
+      // finding is dated as unspecified, neither acute nor old, before the
+      // "uncertain" and "indeterminate" cues it holds are read (issue 24).
+      {"age-indeterminate", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"age indeterminate", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"of indeterminate age", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"indeterminate age", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"indeterminate in age", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"undetermined age", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"uncertain age", K::kAge, CueSide::kBoth, T::kUnspecified},
+      {"unknown age", K::kAge, CueSide::kBoth, T::kUnspecified},
+
       // Uncertainty phrases that hold a negation word (NegEx pseudo-negations;
       // pyConText "possible existence").
       {"cannot be entirely excluded", K::kUncertainty, CueSide::kAfter},
@@ -351,6 +363,59 @@ const std::vector<std::string_view>& QuestionHeaders() {
       "indication", "indications", "reason for exam", "reason for examination", "reason for study", "reason",
       "clinical indication", "clinical question", "clinical details", "clinical information", "question",
       "request", "referral", "exam reason"};
+  return words;
+}
+
+// Size and amount words as radiology reports grade effusions and bleeds.
+// Pleural effusion: trace/small, moderate, large/massive (BTS 2023 pleural
+// disease guideline, Roberts ME et al., Thorax 2023;78:s1-s42; ACR
+// Appropriateness Criteria, Suspected pleural effusion). Pericardial
+// effusion: trivial/small (< 10 mm), moderate (10-20 mm), large (> 20 mm)
+// (ESC 2015 pericardial diseases guideline, Adler Y et al., Eur Heart J
+// 2015;36:2921-2964). Haemothorax: "massive" is >= 1500 mL (ATLS 10th ed.,
+// American College of Surgeons 2018). Word forms: RadLex (RSNA) modifiers.
+const std::vector<SizeWord>& SizeWords() {
+  using A = Amount;
+  static const std::vector<SizeWord> words = {
+      {"trace", A::kTrace},        {"trivial", A::kTrace},     {"tiny", A::kTrace},       {"minimal", A::kTrace},
+      {"minute", A::kTrace},       {"scant", A::kTrace},       {"small", A::kSmall},      {"smaller", A::kSmall},
+      {"mild", A::kSmall},         {"physiologic", A::kTrace}, {"moderate", A::kModerate}, {"moderately", A::kModerate},
+      {"medium", A::kModerate},    {"large", A::kLarge},       {"larger", A::kLarge},     {"massive", A::kLarge},
+      {"huge", A::kLarge},         {"sizable", A::kLarge},     {"sizeable", A::kLarge},   {"substantial", A::kLarge},
+      {"voluminous", A::kLarge},   {"giant", A::kLarge},       {"big", A::kLarge},
+  };
+  return words;
+}
+
+const std::vector<std::string_view>& SizeFillers() {
+  static const std::vector<std::string_view> words = {"sized", "size", "volume", "amount", "amounts", "quantity",
+                                                      "of", "a", "an", "to", "and", "or"};
+  return words;
+}
+
+const std::vector<std::string_view>& NotSizedNouns() {
+  static const std::vector<std::string_view> words = {"bowel", "intestine", "intestinal", "vessel", "vessels",
+                                                      "airway", "airways", "cell", "saphenous"};
+  return words;
+}
+
+// Technical limitations as CT reports state them (RSNA RadReport CT pulmonary
+// angiography template, "study quality: diagnostic / limited /
+// non-diagnostic"; PIOPED II, Stein PD et al., N Engl J Med
+// 2006;354:2317-2327, where 6 % of CT angiograms were inconclusive from poor
+// opacification or motion; ACR Appropriateness Criteria, Suspected Pulmonary
+// Embolism, 2022: an indeterminate CTPA calls for further testing).
+const std::vector<std::string_view>& LimitationPhrases() {
+  static const std::vector<std::string_view> words = {
+      "motion", "breathing artifact", "respiratory artifact", "streak artifact", "beam hardening",
+      "mixing artifact", "artifact from", "due to artifact", "limited by", "limited evaluation",
+      "limited assessment", "limited study", "limited exam", "technically limited", "evaluation is limited",
+      "assessment is limited", "are limited", "is limited", "suboptimal*", "poor opacification",
+      "poorly opacified", "poor bolus", "poor contrast", "suboptimally opacified", "inadequate opacification",
+      "inadequately opacified", "inadequate bolus", "contrast timing", "bolus timing", "nondiagnostic",
+      "non-diagnostic", "not diagnostic", "not assessed", "not evaluated", "not well evaluated",
+      "not well assessed", "not adequately", "cannot be assessed", "cannot be evaluated", "not assessable",
+      "not evaluable", "degraded", "body habitus", "indeterminate study"};
   return words;
 }
 

@@ -57,6 +57,20 @@ const std::vector<std::string_view>& PredicativeFollowers();
 // Section headers whose mentions are questions (an indication) or the past
 // (a history).
 const std::vector<std::string_view>& QuestionHeaders();
+// Size and amount words before a finding, by the Amount they state.
+struct SizeWord {
+  std::string_view word;
+  Amount amount;
+};
+const std::vector<SizeWord>& SizeWords();
+// Words skipped between a size word and its finding ("small amount of",
+// "moderate-sized", "large volume").
+const std::vector<std::string_view>& SizeFillers();
+// Nouns that make a size word part of a name ("small bowel", "large vessel").
+const std::vector<std::string_view>& NotSizedNouns();
+// A technical limitation of the study (a '*' ends a stem): beside an
+// exclusion hedge it makes the mention non-diagnostic, not a finding.
+const std::vector<std::string_view>& LimitationPhrases();
 const std::vector<std::string_view>& HistoryHeaders();
 
 }  // namespace medreact

@@ -89,6 +89,27 @@ const Words& IntracranialArteryWords() {
                               "t-occlusion"};
   return words;
 }
+// A named arterial territory in the sentence: a low density there is how CT
+// writes an infarct ("hypodensity in the left MCA territory"). Territories:
+// Tatu L et al., "Arterial territories of the human brain", Neurology
+// 1998;50:1699-1708; CT reading of infarct as hypoattenuation in a vascular
+// territory: AHA/ASA 2019 (Powers, Stroke 2019;50:e344) and ACR
+// Appropriateness Criteria, Cerebrovascular Disease (2023).
+const Words& VascularTerritoryWords() {
+  static const Words words = {"territor", "mca distribution", "aca distribution", "pca distribution",
+                              "pica distribution", "aica distribution", "sca distribution",
+                              "arterial distribution", "vascular distribution", "middle cerebral artery distribution",
+                              "anterior cerebral artery distribution", "posterior cerebral artery distribution",
+                              "watershed", "border zone", "borderzone", "lenticulostriate"};
+  return words;
+}
+// A low density that, in a vascular territory, is an infarct; not when the
+// word before names another organ ("hepatic hypodensity").
+const Words& NotBrainLowDensity() {
+  static const Words words = {"hepatic", "liver", "renal", "kidney", "splenic", "pancreatic", "thyroid",
+                              "adrenal", "osseous", "bone", "periapical", "cystic"};
+  return words;
+}
 // A loss of the grey-white boundary (an early ischaemic sign) needs one of
 // these in the sentence: "preserved grey-white differentiation" is normal.
 const Words& LossWords() {
@@ -115,6 +136,16 @@ const Words& HemorrhagicStrokeWords() {
 }
 
 }  // namespace
+
+// The arterial levels of a CT pulmonary angiogram's reading (Wittram,
+// RadioGraphics 2004;24:1219: main, lobar, segmental, subsegmental). Lung
+// lobes alone are not here: "motion at the lung bases" on a chest CT is no
+// PE question.
+const std::vector<std::string_view>& PulmonaryArteryContext() {
+  static const Words words = {"pulmonary arter", "pulmonary trunk", "main pulmonary", "pulmonary vascula",
+                              "lobar", "interlobar", "segmental", "subsegmental"};
+  return words;
+}
 
 // PE. ESC 2019 Guidelines for the diagnosis and management of acute pulmonary
 // embolism (Konstantinides SV et al., Eur Heart J 2020;41:543-603); CT signs
@@ -266,11 +297,39 @@ const FindingConcept& IschemicStroke() {
                .implied = T::kAcute},
               {.text = "insular ribbon", .label = "Early ischemic change", .context = &LossWords(),
                .implied = T::kAcute},
+              // "loss of differentiation between grey and white matter", "grey/white".
+              {.text = "grey and white matter", .label = "Early ischemic change", .context = &LossWords(),
+               .implied = T::kAcute},
+              {.text = "gray and white matter", .label = "Early ischemic change", .context = &LossWords(),
+               .implied = T::kAcute},
+              {.text = "grey/white", .label = "Early ischemic change", .context = &LossWords(),
+               .implied = T::kAcute},
+              {.text = "gray/white", .label = "Early ischemic change", .context = &LossWords(),
+               .implied = T::kAcute},
+              {.text = "lentiform nucle", .label = "Early ischemic change", .context = &LossWords(),
+               .implied = T::kAcute},  // obscuration of the lentiform nucleus (ASPECTS)
+              // A low density in a named arterial territory: an infarct, of
+              // the age the text gives (issue 24).
+              {.text = "hypodens", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "hypoattenuat", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "low density", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "low-density", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "low attenuation", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "low-attenuation", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
+              {.text = "decreased attenuation", .label = "Cerebral infarct", .context = &VascularTerritoryWords(),
+               .not_after = &NotBrainLowDensity()},
               {.text = "early ischemic change", .label = "Early ischemic change", .implied = T::kAcute},
               {.text = "early ischaemic change", .label = "Early ischaemic change", .implied = T::kAcute},
           },
       .source = "AHA/ASA acute ischemic stroke guideline (Powers, Stroke 2019;50:e344); DWI: Schellinger, Neurology "
-                "2010;75:177; ASPECTS: Barber, Lancet 2000;355:1670; STRIVE: Wardlaw, Lancet Neurol 2013;12:822",
+                "2010;75:177; ASPECTS: Barber, Lancet 2000;355:1670; STRIVE: Wardlaw, Lancet Neurol 2013;12:822; "
+                "arterial territories: Tatu, Neurology 1998;50:1699",
   };
   return c;
 }

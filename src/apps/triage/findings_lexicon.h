@@ -19,6 +19,11 @@ const FindingConcept& PulmonaryEmbolism();    // PE, saddle embolus, filling def
 const FindingConcept& VenousThrombosis();     // DVT, occlusive thrombus in a vein, non-compressible vein
 const FindingConcept& ThrombusUnnamedSite();  // thrombus, clot, embolism with no site that names it
 
+// The words that place a sentence on the pulmonary arteries ("lobar",
+// "segmental", "pulmonary arteries"): what a non-diagnostic segment of a PE
+// study names.
+const std::vector<std::string_view>& PulmonaryArteryContext();
+
 // Ischaemic stroke.
 const FindingConcept& IschemicStroke();        // stroke, CVA, cerebral infarct, restricted diffusion, early signs
 const FindingConcept& LargeVesselOcclusion();  // LVO, M1/M2/basilar occlusion, hyperdense MCA sign

@@ -167,6 +167,21 @@ std::string_view TemporalityName(Temporality t) {
   return "unspecified";
 }
 
+std::string_view AmountName(Amount a) {
+  switch (a) {
+    case Amount::kTrace:
+      return "trace";
+    case Amount::kSmall:
+      return "small";
+    case Amount::kModerate:
+      return "moderate";
+    case Amount::kLarge:
+      return "large";
+    default:
+      return "unstated";
+  }
+}
+
 bool IsCurrentEvent(Temporality t) {
   return t == Temporality::kAcute || t == Temporality::kSubacute || t == Temporality::kUnspecified;
 }
@@ -181,6 +196,7 @@ std::string DescribeMention(const FindingMention& m) {
           (m.temporal_cue.empty() ? std::string(" (implied by \"") + m.text + "\")" : quoted(m.temporal_cue));
   }
   if (m.uncertain) out += (out.empty() ? "" : ", ") + std::string("possible") + quoted(m.uncertainty_cue);
+  if (m.nondiagnostic) out += (out.empty() ? "" : ", ") + std::string("non-diagnostic") + quoted(m.nondiagnostic_cue);
   return out.empty() ? "affirmed" : out;
 }
 
@@ -463,6 +479,9 @@ void FindingsReader::ReadContext(const std::vector<Span>& all, size_t index, Fin
     m.temporal_cue = text_.substr(decided.cue->begin, decided.cue->end - decided.cue->begin);
   }
 
+  ReadAmount(term, clause, m);
+  ReadLimitation(term, m);
+
   // Sections: an indication asks, a history section tells the past.
   int section = kFindingsSection;
   std::string header;
@@ -481,6 +500,50 @@ void FindingsReader::ReadContext(const std::vector<Span>& all, size_t index, Fin
   if (section == kHistorySection) {
     m.temporality = Temporality::kHistorical;
     m.temporal_cue = Trim(header) + ":";
+  }
+}
+
+// The size word among the four words before the term, within its clause
+// ("small amount of", "massive retroperitoneal", "moderate-sized left"); of
+// several ("small to moderate") the larger. "Small bowel", "large vessel"
+// name an organ, not a size.
+void FindingsReader::ReadAmount(const Span& term, const Span& clause, FindingMention& m) const {
+  size_t pos = term.begin;
+  std::string_view after;  // the word after the one read
+  for (int words = 0; words < 4 && pos > clause.begin; ++words) {
+    const std::string_view word = WordBefore(lower_, pos);
+    if (word.empty()) break;
+    const size_t start = static_cast<size_t>(word.data() - lower_.data());
+    if (start < clause.begin) break;
+    pos = start;
+    auto size = std::find_if(SizeWords().begin(), SizeWords().end(),
+                             [&](const SizeWord& s) { return s.word == word; });
+    if (size != SizeWords().end() && !Contains(NotSizedNouns(), after) && size->amount > m.amount) {
+      m.amount = size->amount;
+      m.amount_cue = text_.substr(start, word.size());
+    }
+    if (Contains(SizeFillers(), word)) --words;  // "small amount of": fillers do not count
+    after = word;
+  }
+}
+
+// An exclusion hedge beside a technical limitation (this sentence or the one
+// before): the study could not show the finding, which is not finding it.
+void FindingsReader::ReadLimitation(const Span& term, FindingMention& m) const {
+  if (!m.uncertain) return;
+  const std::string_view cue = m.uncertainty_cue;
+  const bool exclusion = cue.find("exclud") != cue.npos || cue.find("rule") != cue.npos;
+  if (!exclusion) return;
+  Span where = Sentence(term.begin);
+  if (where.begin > 1) where.begin = Sentence(where.begin - 2).begin;
+  for (std::string_view phrase : LimitationPhrases()) {
+    const std::string pattern(phrase);
+    ForEachPhrase(lower_, pattern, where.begin, where.end, [&](size_t b, size_t e) {
+      if (m.nondiagnostic) return;
+      m.nondiagnostic = true;
+      m.nondiagnostic_cue = text_.substr(b, e - b);
+    });
+    if (m.nondiagnostic) return;
   }
 }
 
@@ -516,6 +579,41 @@ std::vector<FindingMention> FindingsReader::Read(const FindingConcept& finding) 
     ReadContext(spans, i, m);
     if (m.temporality == Temporality::kUnspecified && m.temporal_cue.empty()) m.temporality = kept[i].term->implied;
     out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<std::string> FindingsReader::LimitedSentences(const std::vector<std::string_view>& context) const {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  std::vector<size_t> ends = sentence_ends_;
+  ends.push_back(lower_.size());
+  for (size_t end : ends) {
+    if (end <= begin) {
+      begin = end + 1;
+      continue;
+    }
+    const Span s = {begin, std::min(end, begin + kMaxScopeChars)};
+    begin = end + 1;
+    const bool in_context = std::any_of(context.begin(), context.end(),
+                                        [&](std::string_view w) { return HasWordIn(lower_, w, s.begin, s.end); });
+    if (!in_context) continue;
+    bool limited = false;
+    for (std::string_view phrase : LimitationPhrases()) {
+      ForEachPhrase(lower_, std::string(phrase), s.begin, s.end, [&](size_t b, size_t) {
+        // "no motion artifact", "without streak artifact": a limitation denied.
+        const size_t from = b > s.begin + 16 ? b - 16 : s.begin;
+        const std::string_view before = std::string_view(lower_).substr(from, b - from);
+        const bool denied = before.find("no ") != before.npos || before.find("without ") != before.npos ||
+                            before.find("free of ") != before.npos;
+        if (!denied) limited = true;
+      });
+      if (limited) break;
+    }
+    if (!limited) continue;
+    std::string quote = Trim(std::string_view(text_).substr(s.begin, s.end - s.begin));
+    if (quote.size() > 200) quote = quote.substr(0, 197) + "...";
+    out.push_back(std::move(quote));
   }
   return out;
 }

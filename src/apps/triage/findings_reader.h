@@ -63,6 +63,16 @@ enum class Temporality {
 // "acute", "subacute", "known", "chronic", "historical", "unspecified".
 std::string_view TemporalityName(Temporality t);
 
+// How much of a finding the text states, from the size or amount word written
+// just before it ("trace", "small", "moderate", "large", "massive"; a range
+// such as "small to moderate" reads as its larger end). Sources of the words:
+// findings_cues.cc (SizeWords).
+// kTrace covers "trace", "trivial", "minimal", "tiny"; kSmall "small", "mild".
+enum class Amount { kUnstated, kTrace, kSmall, kModerate, kLarge };
+
+// "unstated", "trace", "small", "moderate", "large".
+std::string_view AmountName(Amount a);
+
 // True for the temporalities of an event that is happening now (acute,
 // subacute or unspecified): what a treatment-failure rule needs.
 bool IsCurrentEvent(Temporality t);
@@ -121,9 +131,20 @@ struct FindingMention {
   std::string uncertainty_cue;   // "possible", "cannot be excluded"
   std::string temporal_cue;      // "organized", "acute-on-chronic"; "" when unspecified or implied
   std::string clause;            // the clause around it, as written (at most 200 characters)
+  // Size or amount stated before it ("trace effusion", "massive hemothorax").
+  Amount amount = Amount::kUnstated;
+  std::string amount_cue;  // the size word as written, "" when unstated
+  // Not assessable rather than found: an exclusion hedge ("cannot be
+  // excluded", "not ruled out") with a technical limitation in its sentence
+  // or the one before ("due to motion", "suboptimal opacification", "not
+  // assessed"). A non-diagnostic segment is not a clot: such a mention is not
+  // affirmed; the base priority reads it as an open question.
+  bool nondiagnostic = false;
+  std::string nondiagnostic_cue;  // the limitation phrase ("respiratory motion")
 
-  // Found, not denied or merely asked about (uncertain mentions are affirmed).
-  bool affirmed() const { return !negated && !hypothetical; }
+  // Found, not denied, not merely asked about and not only "not excluded" by
+  // a limited study (uncertain mentions are affirmed).
+  bool affirmed() const { return !negated && !hypothetical && !nondiagnostic; }
 };
 
 // "acute", "chronic (\"organized\")", "possible", "negated (\"no\")" ... for a
@@ -148,6 +169,14 @@ class FindingsReader {
   // Every mention of one bare term (no context needed), in text order.
   std::vector<FindingMention> Read(std::string_view term) const;
 
+  // The sentences (as written, at most 200 characters) that state a
+  // technical limitation (LimitationPhrases: "nondiagnostic", "suboptimally
+  // opacified", "limited by motion") beside one of `context` ("lobar",
+  // "pulmonary arteries"), the limitation not itself negated ("no motion
+  // artifact"): a segment the study could not assess, with or without a
+  // finding's name in it.
+  std::vector<std::string> LimitedSentences(const std::vector<std::string_view>& context) const;
+
   const std::string& text() const { return text_; }
 
  private:
@@ -163,6 +192,8 @@ class FindingsReader {
   bool InContext(const FindingTerm& term, size_t pos, bool study_named) const;
   void ReadContext(const std::vector<Span>& all, size_t index, FindingMention& m) const;
   bool SaidOf(const Span& term, const Cue& cue) const;
+  void ReadAmount(const Span& term, const Span& clause, FindingMention& m) const;
+  void ReadLimitation(const Span& term, FindingMention& m) const;
   bool Describes(const Span& term, const Cue& cue, const std::vector<Span>& all) const;
   Span Sentence(size_t pos) const;
   Span Clause(const Span& term, bool weak_breaks) const;

@@ -54,6 +54,10 @@ constexpr const char* kSourceContrast =
     "ACR Manual on Contrast Media and ACR-NKF consensus on IV iodinated contrast in kidney disease (2020): check "
     "eGFR before contrast";
 
+constexpr const char* kSourceRenalAnticoag =
+    "Renally cleared anticoagulants' labels (dabigatran, edoxaban, rivaroxaban, apixaban, enoxaparin, "
+    "fondaparinux: dose by CrCl) with KDIGO 2012 AKI guideline and ACR-NKF 2020 contrast consensus";
+
 using Observation = ToolObservation;
 
 struct Conversation {
@@ -208,8 +212,25 @@ const std::vector<std::pair<std::string, std::string>> kCardiacTerms = {
 const std::vector<std::string> kTachycardiaTerms = {"tachycard", "rapid ventricular response", "tachyarrhythmia"};
 const std::vector<std::string> kIschemiaTerms = {"myocardial ischemi", "myocardial ischaemi", "ischemi",
                                                  "ischaemi", "myocardial infarct"};
-const std::vector<std::string> kContrastTerms = {"contrast", "cta", "ctpa", "angiogram", "angiograph",
-                                                 "ct angio", "contrast-enhanced"};
+// A contrast study named by its kind (issue 24): iodinated-contrast CT and
+// catheter studies as reports name them (ACR Manual on Contrast Media, 2024;
+// RadLex procedure names). "Non-contrast", "without contrast" are negated by
+// the reader; "with and without contrast" is a contrast study.
+const std::vector<std::string> kContrastTerms = {
+    "contrast",  "cta",        "ctpa",         "ctv",        "cect",       "angiogra",   "angiograph",
+    "ct angio",  "venogra",    "venograph",    "arteriogra", "aortogra",   "phlebogra",  "urogra",
+    "enhanced ct", "post-contrast", "postcontrast", "contrast-enhanced", "iodinated", "omnipaque", "iohexol",
+    "iopamidol", "iodixanol"};
+// Anticoagulants cleared by the kidney, with the share and the label's renal
+// limit: dabigatran ~80 % (Pradaxa label: avoid CrCl < 30 in AF on P-gp
+// inhibitors; contraindicated < 30 in the EU SmPC), edoxaban ~50 % (Savaysa
+// label: reduce at CrCl 15-50), rivaroxaban ~33 % (Xarelto label: avoid CrCl
+// < 15), apixaban ~27 % (Eliquis label: dose by creatinine >= 1.5 mg/dL with
+// age or weight), enoxaparin and dalteparin (Lovenox, Fragmin labels: adjust
+// at CrCl < 30), fondaparinux (Arixtra label: contraindicated CrCl < 30).
+const std::vector<std::string> kRenallyClearedAnticoagulants = {
+    "dabigatran", "pradaxa", "edoxaban", "savaysa", "lixiana", "rivaroxaban", "xarelto", "apixaban", "eliquis",
+    "enoxaparin", "lovenox", "dalteparin", "fragmin", "tinzaparin", "fondaparinux", "arixtra"};
 
 // Treatment failure needs an event on the therapy: a finding that is
 // happening now (acute, subacute or not dated). A chronic, known or
@@ -284,6 +305,8 @@ class Evaluator {
       Vte(*vte.trigger);
     } else if (vte.dated_out) {
       NotANewEvent(*vte.dated_out, "anticoagulation-failure", kSourceVte);
+    } else {
+      NonDiagnostic();
     }
     const RuleFinding stroke = Read(StrokeFindings(), IsNewEvent);
     const RuleFinding bleed = Read(BleedFindings(), IsPresentBleed);
@@ -333,6 +356,19 @@ class Evaluator {
       }
     }
     return "";
+  }
+
+  // A PE the study could not assess ("cannot be excluded due to motion"): not
+  // a clot, so no failure rule; the assessment says so (issue 24).
+  void NonDiagnostic() {
+    for (const FindingMention& m : reader_.Read(PulmonaryEmbolism())) {
+      if (!m.nondiagnostic || m.negated || m.hypothetical) continue;
+      d_.sentences.push_back(m.label + " read as " + DescribeMention(m) + " (\"" + m.clause +
+                             "\"): a non-diagnostic segment is not a clot, so the anticoagulation-failure rule does "
+                             "not apply; the question may need further imaging.");
+      AddSource(kSourceVte);
+      return;
+    }
   }
 
   // A clot or infarct the text dates as chronic, known or historical: the
@@ -535,6 +571,43 @@ class Evaluator {
     }
     d_.sentences.push_back("Contrast study: " + (parts.empty() ? "no creatinine or eGFR on record" : parts) +
                            " (renal function for contrast safety; no adjustment by itself).");
+    if (!RenalImpairment(renal)) return;
+    // Reduced kidney function after iodinated contrast on an anticoagulant the
+    // kidney clears: the drug accumulates (labels above) while contrast may
+    // worsen the injury (ACR-NKF 2020; KDIGO 2012 AKI guideline): dose and
+    // bleeding review within hours.
+    MedicationFact anticoag = Medication("anticoag");
+    if (!anticoag.active) return;
+    const std::string drug = AsciiLower(anticoag.drug);
+    const bool renal_drug = std::any_of(kRenallyClearedAnticoagulants.begin(), kRenallyClearedAnticoagulants.end(),
+                                        [&](const std::string& d) { return drug.find(d) != std::string::npos; });
+    if (!renal_drug) return;
+    d_.matched.push_back("contrast_renal_anticoagulant");
+    AddSource(kSourceRenalAnticoag);
+    Raise("contrast_renal_anticoagulant",
+          {"Reduced renal function on renally cleared anticoagulant", anticoag.drug + " with " + parts},
+          kSourceRenalAnticoag);
+    d_.sentences.push_back("Reduced renal function (" + parts + ") after contrast on a renally cleared anticoagulant (" +
+                           anticoag.drug + "): accumulation and bleeding risk, review the dose.");
+  }
+
+  // Reduced kidney function in a renal panel: eGFR below 30 (KDIGO G4-G5), a
+  // creatinine the record flags high (KDIGO 2012 AKI guideline) or, unflagged,
+  // one of 1.5 mg/dL or more (Eliquis label's dose-reduction criterion).
+  static bool RenalImpairment(const Observation* renal) {
+    if (const Json* gfr = FindLab(renal, {"egfr", "glomerular filtration"})) {
+      if (gfr->contains("value") && (*gfr)["value"].is_number() && (*gfr)["value"].get<double>() < 30) return true;
+    }
+    if (const Json* cr = FindLab(renal, {"creatinine"})) {
+      const std::string flag = AsciiLower(StringOr(*cr, "flag"));
+      if (flag.find("high") != std::string::npos) return true;
+      // Apixaban's label threshold, where the record gives no flag.
+      const bool mg_dl = AsciiLower(StringOr(*cr, "unit")) == "mg/dl";
+      if (mg_dl && cr->contains("value") && (*cr)["value"].is_number() && (*cr)["value"].get<double>() >= 1.5) {
+        return true;
+      }
+    }
+    return false;
   }
 
   const Conversation& conv_;

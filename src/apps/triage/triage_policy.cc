@@ -17,10 +17,22 @@
 
 #include "apps/triage/findings_lexicon.h"
 #include "apps/triage/findings_reader.h"
+#include "apps/triage/safety_floor.h"
 #include "core/text_util.h"
 
 namespace medreact {
 namespace {
+
+// True when `word` is a whole word of `lower` ("segmental" is not in "subsegmental").
+bool HasWord(std::string_view lower, std::string_view word) {
+  for (size_t pos = lower.find(word); pos != std::string_view::npos; pos = lower.find(word, pos + 1)) {
+    const bool starts = pos == 0 || !std::isalnum(static_cast<unsigned char>(lower[pos - 1]));
+    const size_t end = pos + word.size();
+    const bool ends = end >= lower.size() || !std::isalpha(static_cast<unsigned char>(lower[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
 
 // A sentence ends at ; ! ? newline, or a period not followed by a digit ("2.3").
 bool IsSentenceEnd(std::string_view text, size_t i) {
@@ -105,6 +117,14 @@ const KeywordRule kKeywordRules[] = {
     {"free air", 1, "free air: hollow viscus perforation until proven otherwise"},
     {"free intraperitoneal air", 1, "free intraperitoneal air: hollow viscus perforation"},
     {"perforat", 1, "perforation: peritonitis and sepsis risk, surgical emergency"},
+    // Tamponade physiology: an emergency needing drainage (ESC 2015 pericardial
+    // guideline, Adler Y et al., Eur Heart J 2015;36:2921-2964). A chamber's
+    // diastolic collapse is its echo and CT sign.
+    {"tamponade", 1, "cardiac tamponade: obstructive shock, needs urgent pericardiocentesis (ESC 2015 pericardial "
+                     "guideline)"},
+    {"diastolic collapse", 1, "diastolic chamber collapse: tamponade physiology (ESC 2015 pericardial guideline)"},
+    {"right ventricular collapse", 1, "right ventricular collapse: tamponade physiology (ESC 2015)"},
+    {"right atrial collapse", 1, "right atrial collapse: tamponade physiology (ESC 2015)"},
     // HIGH RISK: urgent, action within hours.
     {"septic embol", 2, "septic emboli: endocarditis work-up and antibiotics within hours"},
     {"fat embol", 2, "fat embolism: respiratory failure risk after long-bone fracture"},
@@ -119,12 +139,55 @@ const KeywordRule kKeywordRules[] = {
     {"tumor", 2, "tumor: needs expedited work-up"},
     {"tumour", 2, "tumour: needs expedited work-up"},
     {"mass", 2, "mass: malignancy must be excluded, expedited work-up"},
-    {"pericardial effusion", 2, "pericardial effusion: tamponade risk if large or rapid"},
     {"aneurysm", 2, "aneurysm: rupture risk depends on size, needs vascular review"},
     {"abscess", 2, "abscess: needs drainage and antibiotics"},
     {"appendicitis", 2, "appendicitis: surgical review within hours"},
     {"obstruction", 2, "obstruction: risk of ischaemia or perforation"},
 };
+
+// A finding whose tier depends on the size the text states (issue 24): a
+// "trace" effusion is no finding to act on within hours. 0 = no tier
+// (ROUTINE). Size words: findings_cues.cc (SizeWords), with their sources.
+struct SizedRule {
+  const char* term;
+  int trace;      // trace, trivial, minimal, tiny
+  int small;      // small, mild
+  int unstated;   // no size word
+  int moderate;
+  int large;      // large, massive, huge, sizable
+  const char* rationale;
+};
+
+const SizedRule kSizedRules[] = {
+    // ESC 2015 pericardial guideline (Adler, Eur Heart J 2015;36:2921): a
+    // trivial effusion (a trace, physiological fluid) is no finding to act
+    // on; any measurable one (small < 10 mm included: this project's worklist
+    // examples 03 and 13 keep a small effusion beside cardiomegaly at HIGH
+    // RISK) needs echocardiography and a cause within hours (tamponade risk;
+    // tamponade itself is CRITICAL by keyword).
+    {"pericardial effusion", 0, 2, 2, 2, 2,
+     "pericardial effusion: tamponade risk, needs echocardiography within hours (ESC 2015 pericardial "
+     "guideline)"},
+    // BTS 2023 pleural guideline (Roberts, Thorax 2023;78:s1): a large or
+    // massive effusion (breathlessness, mediastinal shift) needs drainage
+    // within hours; a trace to moderate one is worked up at routine pace.
+    {"pleural effusion", 0, 0, 0, 0, 2,
+     "large pleural effusion: may need therapeutic drainage within hours (BTS 2023 pleural guideline)"},
+    {"hydrothorax", 0, 0, 0, 0, 2, "large hydrothorax: may need drainage within hours (BTS 2023 pleural guideline)"},
+};
+
+// True when a limitation's words name the subsegmental level and no level
+// above it ("subsegmental branches suboptimally opacified"), so the central
+// to segmental arteries were assessed.
+bool SubsegmentalOnly(std::string_view where) {
+  const std::string lower = AsciiLower(where);
+  if (!HasWord(lower, "subsegmental")) return false;
+  for (const char* level : {"main", "central", "lobar", "lobe", "segmental", "interlobar", "hilar", "trunk",
+                            "whole", "entire", "study", "exam", "examination"}) {
+    if (HasWord(lower, level)) return false;
+  }
+  return true;
+}
 
 // A known finding (reported before, unchanged) was communicated when it was
 // new: it keeps its tier but is never CRITICAL, because ACR category 1 is for
@@ -218,14 +281,69 @@ int BasePriorityFromFindings(std::string_view findings, std::string* why) {
     best = tier;
     best_why = PriorityName(tier) + " by keyword \"" + term + "\": " + reason;
   };
+  // Non-diagnostic segments (issue 24): not a finding, never the finding's
+  // tier and never a clot for the rules. Where the limitation reaches the
+  // segmental arteries or above (or names no level), the PE question stays
+  // open: further imaging within hours, HIGH RISK (ACR Appropriateness
+  // Criteria, Suspected PE, 2022; PIOPED II: Stein, N Engl J Med
+  // 2006;354:2317). Limited at the subsegmental level only: an isolated
+  // subsegmental question, ROUTINE (ACCP/CHEST 2016, Kearon, Chest
+  // 2016;149:315, on isolated subsegmental PE), said in the rationale.
+  std::string open_question;
+  auto limitation = [&](const std::string& what, std::string_view where, const std::string& term) {
+    if (SubsegmentalOnly(where)) {
+      if (open_question.empty()) {
+        open_question = "ROUTINE: " + what + ", at the subsegmental level only: an isolated subsegmental question "
+                        "is not a finding (ACCP/CHEST 2016 on isolated subsegmental PE); worth a person's review";
+      }
+      return;
+    }
+    consider(kPriorityHighRisk, term,
+             what + ": not a finding, but the study leaves the question open; further imaging within hours (ACR "
+                    "Appropriateness Criteria, Suspected PE, 2022; PIOPED II)");
+  };
+  for (const std::string& sentence : reader.LimitedSentences(PulmonaryArteryContext())) {
+    limitation("non-diagnostic segment of the pulmonary arteries (\"" + sentence + "\")", sentence,
+               "non-diagnostic");
+  }
   for (const ConceptTier& rule : kConceptTiers) {
     for (const FindingMention& m : reader.Read(rule.finding())) {
       std::string reason;
+      if (m.nondiagnostic && !m.negated && !m.hypothetical) {
+        if (rule.acute == kPriorityCritical) {
+          limitation(std::string(rule.finding().label) + " " + DescribeMention(m), m.clause, m.term);
+        }
+        continue;
+      }
       const bool acute = m.temporality == Temporality::kAcute;
       const char* rationale = acute || !rule.unspecified_rationale ? rule.rationale : rule.unspecified_rationale;
-      const int tier =
-          MentionTier(m, rule.acute, rule.unspecified, rule.chronic, rationale, rule.chronic_rationale, &reason);
+      int tier = MentionTier(m, rule.acute, rule.unspecified, rule.chronic, rationale, rule.chronic_rationale, &reason);
+      // A large or massive bleed outside the head is a threat to life
+      // (haemorrhagic shock): massive haemothorax (ATLS 10th ed., 2018),
+      // life-threatening bleeding (ACC 2020, Tomaselli, J Am Coll Cardiol
+      // 2020;76:594). Size never lowers a bleed's tier: a trace of SAH stays CRITICAL.
+      if (&rule.finding() == &OtherBleeding() && tier == kPriorityHighRisk && m.amount == Amount::kLarge &&
+          m.temporality != Temporality::kKnown) {
+        tier = kPriorityCritical;
+        reason = "\"" + m.amount_cue + "\" " + m.label + ": a large bleed is a threat to life (haemorrhagic shock; "
+                 "ATLS 10th ed., ACC 2020 bleeding pathway); " + reason;
+      }
       consider(tier, m.term, reason);
+    }
+  }
+  for (const SizedRule& rule : kSizedRules) {
+    for (const FindingMention& m : reader.Read(rule.term)) {
+      const int sized = m.amount == Amount::kTrace      ? rule.trace
+                        : m.amount == Amount::kSmall    ? rule.small
+                        : m.amount == Amount::kModerate ? rule.moderate
+                        : m.amount == Amount::kLarge    ? rule.large
+                                                        : rule.unstated;
+      if (sized == 0) continue;
+      std::string reason;
+      const int tier = MentionTier(m, sized, sized, kPriorityRoutine, rule.rationale,
+                                   "an old finding needs no action within hours", &reason);
+      if (!m.amount_cue.empty()) reason = "size \"" + m.amount_cue + "\": " + reason;
+      consider(tier, rule.term, reason);
     }
   }
   for (const KeywordRule& rule : kKeywordRules) {
@@ -237,6 +355,7 @@ int BasePriorityFromFindings(std::string_view findings, std::string* why) {
     }
   }
   if (why) {
+    if (best_why.empty() && !open_question.empty()) best_why = open_question;
     *why = best_why.empty() ? "ROUTINE: no critical or high-risk finding read in the findings (negated, historical "
                               "and chronic mentions do not raise the priority)"
                             : best_why;
@@ -280,6 +399,8 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
                     {"final_assessment", nullptr},
                     {"errors", nullptr}};
   int priority = base;
+  // Why a person must look at this result (safety_floor.h); empty = none.
+  std::vector<std::string> review_reasons;
   if (run) {
     std::string adjustment = "NONE";
     std::string assessment = run->answer;
@@ -298,6 +419,15 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
       }
     }
     priority = ApplyRiskAdjustment(base, adjustment);
+    // The safety floor: a model's decrease below an acute critical finding
+    // stands only on the run's own tool results; invented critical findings
+    // are flagged (issue 24).
+    std::vector<std::string> critical;
+    for (const auto& item : reasoning["critical_findings"]) critical.push_back(item.get<std::string>());
+    SafetyReview review = ReviewModelDecision(findings, priority, adjustment, *run, critical);
+    const int adjusted = priority;
+    priority = review.priority;
+    review_reasons = std::move(review.reasons);
     Json tools = Json::array();
     Json errors = Json::array();
     if (!run->error.empty()) errors.push_back(run->error);
@@ -316,18 +446,34 @@ OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view find
     reasoning["errors"] = errors.empty() ? Json(nullptr) : errors;
     rationale += " Agent assessment: " + assessment;
     if (!rationale.empty() && rationale.back() != '.') rationale += ".";
-    rationale += " Risk adjustment " + adjustment + ": final priority " + std::to_string(priority) + " (" +
-                 PriorityName(priority) + ").";
+    if (review.held) {
+      rationale += " Risk adjustment " + adjustment + " would give " + std::to_string(adjusted) + " (" +
+                   PriorityName(adjusted) + "), below the findings' acute critical finding with no tool result "
+                   "supporting it: held at " + std::to_string(priority) + " (" + PriorityName(priority) +
+                   ") for a person to review.";
+    } else {
+      rationale += " Risk adjustment " + adjustment + ": final priority " + std::to_string(priority) + " (" +
+                   PriorityName(priority) + ").";
+      if (!review.evidence.empty()) rationale += " The decrease stands on the record: " + review.evidence + ".";
+    }
   } else {
     rationale += " Agent skipped (static baseline).";
+    if (const ReaderFloor floor = AcuteCriticalFloor(findings); !floor.open_question.empty()) {
+      review_reasons.push_back("non-diagnostic study segment: " + floor.open_question +
+                               "; not read as a finding, the clinical question may still be open");
+    }
   }
+  Json reasons = Json::array();
+  for (const std::string& r : review_reasons) reasons.push_back(r);
   return OrderedJson{{"patient_id", std::string(patient_id)},
           {"priority_level", priority},
           {"base_priority", base},
           {"rationale", rationale},
           {"visual_findings", std::string(findings)},
           {"findings_summary", Summarize(findings)},
-          {"agent_reasoning", reasoning}};
+          {"agent_reasoning", reasoning},
+          {"needs_review", !review_reasons.empty()},
+          {"review_reasons", reasons}};
 }
 
 }  // namespace medreact

@@ -59,7 +59,8 @@ std::string PriorityName(int priority);
 
 // The triage result contract, keys in the contract's order: {patient_id, priority_level, base_priority,
 // rationale, visual_findings, findings_summary, agent_reasoning{iterations,
-// tools_used, critical_findings, risk_adjustment, final_assessment, errors}}.
+// tools_used, critical_findings, risk_adjustment, final_assessment, errors},
+// needs_review, review_reasons}.
 // `run` null means the agent was skipped (--no-agent): priority_level is the
 // base, agent_reasoning has iterations 0, empty lists and null
 // risk_adjustment/final_assessment/errors. With a run, risk_adjustment comes
@@ -67,6 +68,11 @@ std::string PriorityName(int priority);
 // final_assessment from run->final_fields["final_assessment"] or the answer,
 // tools_used lists every call in order, and errors lists the run's error,
 // model failures, unusable replies and failed tool calls, or is null.
+// The safety floor (safety_floor.h) applies to the adjusted priority: a
+// DECREASE below an acute critical finding without supporting tool evidence
+// is held at the reader's level; needs_review is true and review_reasons says
+// why when the floor held, when critical_findings name what no tool returned,
+// or when the findings hold a non-diagnostic segment.
 OrderedJson BuildTriageResult(std::string_view patient_id, std::string_view findings, int base_priority,
                        std::string_view base_rationale, const RunResult* run);
 

@@ -38,7 +38,12 @@ constexpr char kRole[] =
     "data for something, say so.\n"
     "- Call the tools you need, a few at a time; do not repeat a call with the same arguments.\n"
     "- Risk adjustment: INCREASE when the record makes the finding more urgent (e.g. a treatment "
-    "failure), DECREASE when it clearly makes it less urgent, NONE otherwise.\n";
+    "failure), DECREASE when it clearly makes it less urgent, NONE otherwise.\n"
+    "- A DECREASE on an acute critical finding (acute PE, acute bleed, large vessel occlusion or "
+    "acute infarct) needs a tool result showing the finding is known or old (a recorded condition, "
+    "an earlier study); without one the priority is kept and the case goes to a person.\n"
+    "- critical_findings name only drugs, values and conditions that the findings or a tool result "
+    "contain.\n";
 
 constexpr char kNativeFinish[] =
     "\nWhen you have enough information, call submit_assessment once with final_assessment (one or "

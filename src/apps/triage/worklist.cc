@@ -572,9 +572,31 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
   return report;
 }
 
+namespace {
+
+// True when the case's result asks for a person (the safety floor held a
+// model's decrease, or a critical finding names what no tool returned).
+bool NeedsReview(const WorklistCaseResult& c) {
+  auto it = c.result.find("needs_review");
+  return c.ok && it != c.result.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::vector<std::string> ReviewReasons(const WorklistCaseResult& c) {
+  std::vector<std::string> out;
+  auto it = c.result.find("review_reasons");
+  if (it == c.result.end() || !it->is_array()) return out;
+  for (const auto& reason : *it) {
+    if (reason.is_string()) out.push_back(reason.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
 OrderedJson WorklistJson(const WorklistReport& report) {
   OrderedJson triaged = OrderedJson::array();
   OrderedJson failed = OrderedJson::array();
+  OrderedJson review = OrderedJson::array();
   std::map<int, int> by_priority = {{1, 0}, {2, 0}, {3, 0}};
   for (const WorklistCaseResult& c : report.cases) {
     if (!c.ok) {
@@ -582,10 +604,12 @@ OrderedJson WorklistJson(const WorklistReport& report) {
       continue;
     }
     ++by_priority[Priority(c)];
+    if (NeedsReview(c)) review.push_back(OrderedJson{{"case", c.name}, {"reasons", ReviewReasons(c)}});
     triaged.push_back(OrderedJson{{"case", c.name},
                                   {"status", RunStatusName(c.status)},
                                   {"fell_back", c.fell_back},
                                   {"skipped", c.skipped},
+                                  {"needs_review", NeedsReview(c)},
                                   {"elapsed_ms", c.elapsed_ms},
                                   {"result", c.result}});
   }
@@ -600,8 +624,10 @@ OrderedJson WorklistJson(const WorklistReport& report) {
                        {"not_finished", report.not_finished},
                        {"skipped", report.skipped},
                        {"resumed", report.resumed},
+                       {"needs_review", review.size()},
                        {"by_priority", priorities}}},
                      {"cases", triaged},
+                     {"needs_review", review},
                      {"failed", failed}};
 }
 
@@ -617,6 +643,7 @@ std::string RenderWorklistTable(const WorklistReport& report) {
     const int final = Priority(c);
     std::string adjustment = Adjustment(c);
     if (c.fell_back) adjustment += "*";
+    if (NeedsReview(c)) adjustment += "!";
     if (c.status != RunStatus::kFinished) adjustment += " (" + std::string(RunStatusName(c.status)) + ")";
     rows.push_back(
         {std::to_string(++rank), c.name, Shorten(c.result.value("patient_id", std::string()), 12),
@@ -636,6 +663,15 @@ std::string RenderWorklistTable(const WorklistReport& report) {
   bool any_fallback = false;
   for (const WorklistCaseResult& c : report.cases) any_fallback = any_fallback || c.fell_back;
   if (any_fallback) out += "* the model never answered; the rules planner decided this case\n";
+  size_t reviews = 0;
+  for (const WorklistCaseResult& c : report.cases) reviews += NeedsReview(c) ? 1 : 0;
+  if (reviews > 0) {
+    out += "! needs review by a person (" + std::to_string(reviews) + "):\n";
+    for (const WorklistCaseResult& c : report.cases) {
+      if (!NeedsReview(c)) continue;
+      for (const std::string& reason : ReviewReasons(c)) out += "  " + c.name + ": " + reason + "\n";
+    }
+  }
   if (report.failed > 0) {
     out += "\nFailed cases (" + std::to_string(report.failed) + "):\n";
     for (const WorklistCaseResult& c : report.cases) {
