@@ -43,7 +43,7 @@ double ToMonths(double n, const std::string& unit) {
 // The words just before `position` (at most 12 characters) say the number is
 // a duration or a past age, not the patient's age now.
 bool DurationOrPastBefore(const std::string& t, size_t position) {
-  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional)\s?$)");
+  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional|\bex-?|\bga:?|\bborn at|\bpma|\bcga)\s?$)");
   const size_t from = position >= 18 ? position - 18 : 0;
   return std::regex_search(t.substr(from, position - from), kBefore);
 }
@@ -89,6 +89,9 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
                               kAnyUnit + "?(?:\\s?old)?(?![a-z0-9])" +
                               "(?!\\s?(?:kg|kilo|g\\b|cm|mm|m\\b|ft|feet|foot|in\\b|inch|lb|pound|%|percent|mg|ml))");
   Collect(t, kIs, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2].matched ? m[2].str() : ""); });
+  // "now 5 months (chronological)", "now 14 mo": the age today, said after a birth history.
+  static const std::regex kNow("\\bnow\\s?(?:aged?\\s?)?" + num + "\\s?" + kAnyUnit + "(?![a-z])(?!\\s?(?:ago|later|corrected))");
+  Collect(t, kNow, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2]); });
   // "9 mo", "9 mos" right after a comma or at the start of a line ("Infant boy. 9 mo."): an age only
   // with a sex or child word within the same line, caught above; left out here on purpose.
   return found;
@@ -121,7 +124,8 @@ struct DateReading {
   bool ambiguous = false;
 };
 
-DateReading ParseDate(const std::string& text) {
+// `order`: 'm' (m/d/y) or 'd' (d/m/y) when a neighbouring date fixes it, 0 otherwise.
+DateReading ParseDate(const std::string& text, char order = 0) {
   static const std::regex kIso(R"(^(\d{4})-(\d{1,2})-(\d{1,2})$)");
   static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(\d{4})$)");
   static const std::regex kDayMonth(R"(^(\d{1,2}) ([a-z]{3,9})\.? (\d{4})$)");
@@ -135,6 +139,8 @@ DateReading ParseDate(const std::string& text) {
     if (a > 12 && b <= 12) out.date = MakeDate(y, b, a);
     else if (b > 12 && a <= 12) out.date = MakeDate(y, a, b);
     else if (a == b) out.date = MakeDate(y, a, b);
+    else if (order == 'm') out.date = MakeDate(y, a, b);
+    else if (order == 'd') out.date = MakeDate(y, b, a);
     else out.ambiguous = true;
   } else if (std::regex_match(text, m, kDayMonth)) {
     if (int month = MonthNumber(m[2]); month) out.date = MakeDate(std::stoi(m[3]), month, std::stoi(m[1]));
@@ -146,6 +152,21 @@ DateReading ParseDate(const std::string& text) {
 
 constexpr const char* kDate =
     R"((\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2} [a-z]{3,9}\.? \d{4}|[a-z]{3,9}\.? \d{1,2},? \d{4}))";
+
+// The order two slash dates share, when one of them has a part above 12 and they do not disagree.
+char SlashOrderOf(const std::string& a, const std::string& b) {
+  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/\d{4}$)");
+  bool month_first = false, day_first = false;
+  for (const std::string* text : {&a, &b}) {
+    std::smatch m;
+    if (!std::regex_match(*text, m, kSlash)) continue;
+    const int x = std::stoi(m[1]), y = std::stoi(m[2]);
+    if (x > 12 && y <= 12) day_first = true;
+    if (y > 12 && x <= 12) month_first = true;
+  }
+  if (month_first == day_first) return 0;
+  return month_first ? 'm' : 'd';
+}
 
 struct DatedAge {
   std::optional<double> months;
@@ -172,8 +193,10 @@ DatedAge AgeFromDates(const std::string& t, NoteFacts& f) {
     f.problems.push_back("a date of birth is given but no visit date: the age was not computed from it");
     return out;
   }
-  const DateReading b = ParseDate(birth[1]);
-  const DateReading v = ParseDate(visit[1]);
+  // A neighbour fixes the format: "DOB 10/23/2024" (a day above 12) makes "seen 03/05/2026" m/d/y too.
+  const char order = SlashOrderOf(birth[1], visit[1]);
+  const DateReading b = ParseDate(birth[1], order);
+  const DateReading v = ParseDate(visit[1], order);
   if (b.ambiguous || v.ambiguous) {
     f.problems.push_back("a date written d/m/y or m/d/y cannot be read safely (\"" +
                          std::string(b.ambiguous ? birth[1] : visit[1]) + "\"): write it as YYYY-MM-DD");
@@ -244,7 +267,7 @@ void ReadAgeWord(const std::string& t, NoteFacts& f) {
   f.age_max_months = chosen->max_months;
 }
 
-void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
+void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age, const std::string& age_quote) {
   // Nouns first: a pronoun may be the mother's ("a 9-month-old boy ... her mother").
   static const std::regex kFemaleNoun(R"(\b(?:girl|female|woman|lady|daughter|mrs|ms|miss)\b)");
   static const std::regex kMaleNoun(R"(\b(?:boy|male|man|gentleman|son|mr)\b)");
@@ -260,6 +283,11 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
     return;
   }
   std::smatch letter;
+  static const std::regex kLetterEnd(R"((?:months?|mos?|mo|weeks?|wks?|days?|years?|yrs?|y|yo)\s?,?\s?(m|f)$)");
+  if (!age_quote.empty() && std::regex_search(age_quote, letter, kLetterEnd)) {
+    f.sex = letter[1] == "f" ? "female" : "male";
+    return;
+  }
   if (!after_age.empty() && std::regex_search(after_age, letter, kLetter)) {
     f.sex = letter[1] == "f" ? "female" : "male";
     return;
@@ -278,6 +306,44 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
   male = First(t, kMalePronoun);
   if (!female.empty() && (male.empty() || female.position() < male.position())) f.sex = "female";
   else if (!male.empty()) f.sex = "male";
+}
+
+// Gestational age at birth as clinicians write it: "ex-28 weeker", "ex 30 wk", "born at 32 weeks", "born
+// @ 29+3 wks", "GA 28 wks", "gestational age of 31 weeks", "27-week preemie". Weeks (days as a fraction).
+std::optional<double> GestationalWeeks(const std::string& t, std::string& quote) {
+  static const std::regex kGestation(
+      R"(\b(?:ex-?\s?(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?|born (?:at|@) (\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(?:ga|gestational age)(?: at birth)?\s?(?:of|:|=|was)?\s?(\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?(?: gestation| ga| preemie| premature| preterm))\b)");
+  std::smatch m;
+  if (!std::regex_search(t, m, kGestation)) return std::nullopt;
+  for (int g : {1, 3, 6, 9}) {
+    if (!m[g].matched) continue;
+    double weeks = Num(m[g]);
+    for (int d = g + 1; d <= g + 2 && d <= 10; ++d) {
+      if (m[d].matched) weeks += Num(m[d]) / 7;
+    }
+    if (weeks < 22 || weeks > 44) return std::nullopt;  // not a gestation (viability ~22 weeks; post-term to 44)
+    quote = m.str();
+    return weeks;
+  }
+  return std::nullopt;
+}
+
+// Corrected age (American Academy of Pediatrics, Engle WA. Age terminology during the perinatal period.
+// Pediatrics 2004;114:1362-4): chronological age minus the weeks born before 40. Used for infants born
+// before 37 weeks (WHO's definition of preterm) up to 24 months of chronological age, the span over which
+// growth is plotted at corrected age (data/guidelines/who-growth-zscore-cutoffs.md, "Practical notes";
+// CDC, "Use and interpretation of the WHO and CDC growth charts", 2010).
+void CorrectForPrematurity(const std::string& t, NoteFacts& f) {
+  constexpr double kTermWeeks = 40, kPretermBelowWeeks = 37, kCorrectUntilMonths = 24;
+  std::string quote;
+  const std::optional<double> weeks = GestationalWeeks(t, quote);
+  if (!weeks) return;
+  f.gestational_weeks = weeks;
+  f.gestation_quote = quote;
+  if (!f.age_months || *weeks >= kPretermBelowWeeks || *f.age_months >= kCorrectUntilMonths) return;
+  const double corrected = *f.age_months - (kTermWeeks - *weeks) * 7 / kDaysPerMonth;
+  f.chronological_age_months = f.age_months;
+  f.age_months = std::max(0.0, corrected);
 }
 
 }  // namespace
@@ -316,8 +382,9 @@ void ReadAgeAndSex(const std::string& t, NoteFacts& f) {
     f.age_months = dated.months;
     f.age_quote = dated.quote;
   }
+  CorrectForPrematurity(t, f);
   ReadAgeWord(t, f);
-  ReadSex(t, f, after_age);
+  ReadSex(t, f, after_age, first ? first->quote : std::string());
 }
 
 }  // namespace medreact::note_text

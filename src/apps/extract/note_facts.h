@@ -42,6 +42,7 @@ struct WeightPoint {
   std::optional<double> months_ago;  // when the note says; 0 < months_ago
   bool at_birth = false;             // a birth weight: never a baseline for weight loss
   bool usual = false;                // "usual", "baseline", "premorbid", "previous" (no date)
+  bool dated = false;                // placed by a date, a month or a visit age ("in May", "at the 12-month visit")
   std::string quote;
 };
 
@@ -58,6 +59,12 @@ struct NoteFacts {
   std::optional<double> age_min_months;   // a band from a word ("infant": 0-12), when no age
   std::optional<double> age_max_months;
   std::string age_word;                   // "infant", "toddler", "woman", ...
+  // Born before 37 weeks and under 24 months: age_months is the corrected
+  // age (chronological minus the weeks born before 40), the chronological
+  // age is kept here, and gestational_weeks says how early.
+  std::optional<double> gestational_weeks;
+  std::optional<double> chronological_age_months;
+  std::string gestation_quote;            // "ex-28 weeker", "born at 30 weeks", "ga 29 wks"
   std::string sex;                        // "male", "female" or ""
   std::optional<double> weight_kg;        // current weight (g, lb and oz converted)
   std::optional<double> height_cm;        // current height or length (m, mm, in, ft converted)
@@ -74,10 +81,15 @@ struct NoteFacts {
   std::string intake_quote;                   // the words matched ("less than 50% of his usual intake")
   std::optional<double> intake_weeks;         // how long intake has been low
   bool inflammation = false;              // acute or chronic disease with inflammation named
-  std::string inflammation_quote;
+  std::string inflammation_quote;         // "acute: pna", "chronic: squamous cell carcinoma", ...
   std::vector<StatedScore> percentiles;
   std::vector<StatedScore> zscores;
   std::vector<std::string> problems;      // what could not be read safely, one sentence each
+  // Numbers next to a measurement that could not be used (an unknown or
+  // misspelt unit, a value without its unit or label, a date that could not
+  // be placed), one sentence each naming what to re-check. A reading with
+  // one of these is incomplete: it never gives "no malnutrition".
+  std::vector<std::string> unusable;
 
   // Pediatric: under 18 years (ASPEN/AND's range; GLIM applies from 18), or a
   // child word whose band ends by 18 and no age. Adult: 18 years or more, or
