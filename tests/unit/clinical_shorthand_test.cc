@@ -229,5 +229,32 @@ TEST(CriteriaPhraseTest, ShorthandForSexLabelsAgesAndDates) {
   EXPECT_NEAR(e.age_months.value_or(0), 444 / 30.4375, 1e-6);
 }
 
+TEST(CriteriaPhraseTest, MoreWaysOfWritingTheSameThings) {
+  // Ages: "m/o", "currently N months", "former NN-weeker"; dates with two-digit years (POSIX %y pivot) and "DOS".
+  EXPECT_NEAR(ReadNoteFacts("13 m/o boy").age_months.value_or(0), 13, 1e-9);
+  NoteFacts former = ReadNoteFacts("Former 30-weeker, currently 7 months, boy");
+  EXPECT_NEAR(former.gestational_weeks.value_or(0), 30, 1e-9);
+  EXPECT_NEAR(former.age_months.value_or(0), 7 - 70 / 30.4375, 1e-6);
+  NoteFacts dos = ReadNoteFacts("DOB: 3/25/24; DOS: 6/4/26. Boy.");
+  EXPECT_NEAR(dos.age_months.value_or(0), 801 / 30.4375, 1e-6);  // 2024-03-25 to 2026-06-04
+  // A visit named by an age without "at".
+  NoteFacts visit = ReadNoteFacts("14 m/o F, 12-month visit: 9.8 kg; today 9.5 kg.");
+  EXPECT_DOUBLE_EQ(visit.weight_kg.value_or(0), 9.5);
+  ASSERT_EQ(visit.weight_history.size(), 1u);
+  EXPECT_NEAR(visit.weight_history[0].months_ago.value_or(0), 2, 1e-9);
+  // Intake with two nutrients, with no "of", or as "PO intake N %".
+  EXPECT_DOUBLE_EQ(ReadNoteFacts("Meeting 30% of estimated calorie and protein needs.").intake_percent.value_or(-1), 30);
+  EXPECT_DOUBLE_EQ(ReadNoteFacts("Consuming less than half her meals.").intake_percent.value_or(-1), 50);
+  EXPECT_DOUBLE_EQ(ReadNoteFacts("PO intake ~40% for 10 days.").intake_percent.value_or(-1), 40);
+  // A decimal comma is never read as the digits after it, and an unlabelled stature next to a weight is said.
+  NoteFacts comma = ReadNoteFacts("Weight 15,2 kg.");
+  EXPECT_FALSE(comma.weight_kg);
+  EXPECT_FALSE(comma.unusable.empty());
+  NoteFacts unlabelled = ReadNoteFacts("3 yo girl. Wt 14 kg, 96 cm.");
+  EXPECT_FALSE(unlabelled.height_cm);
+  EXPECT_FALSE(unlabelled.unusable.empty());
+  EXPECT_EQ(Severity("3 yo girl. Wt 14 kg, 96 cm."), "indeterminate");
+}
+
 }  // namespace
 }  // namespace medreact

@@ -43,7 +43,7 @@ double ToMonths(double n, const std::string& unit) {
 // The words just before `position` (at most 12 characters) say the number is
 // a duration or a past age, not the patient's age now.
 bool DurationOrPastBefore(const std::string& t, size_t position) {
-  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional|\bex-?|\bga:?|\bborn at|\bpma|\bcga)\s?$)");
+  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional|\bex-?|\bga:?|\bborn at|\bpma|\bcga|\bformer)\s?$)");
   const size_t from = position >= 18 ? position - 18 : 0;
   return std::regex_search(t.substr(from, position - from), kBefore);
 }
@@ -73,6 +73,9 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
   // "4 yo", "4yo", "70 y/o", "4 y.o.", "4 yr-old".
   static const std::regex kYo("\\b" + num + "\\s?(?:yo|y\\.o\\.?|y/o|yr-old|yrs-old)(?![a-z])");
   Collect(t, kYo, found, [](const std::smatch& m) { return Num(m[1]) * 12; });
+  // "14 m/o", "14 mo old", "9 mos old": months.
+  static const std::regex kMo("\\b" + num + "\\s?(?:m/o|mo/o|mos?\\.?\\s?old)(?![a-z])");
+  Collect(t, kMo, found, [](const std::smatch& m) { return Num(m[1]); });
   // "aged 4", "age: 9 months", "age 2 years" (years when no unit); not "gestational age".
   static const std::regex kAged("\\bage(?:d)?\\s?(?::|=|of|is)?\\s?" + num + "\\s?" + kAnyUnit + "?(?![a-z0-9])");
   Collect(t, kAged, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2].matched ? m[2].str() : ""); });
@@ -90,7 +93,7 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
                               "(?!\\s?(?:kg|kilo|g\\b|cm|mm|m\\b|ft|feet|foot|in\\b|inch|lb|pound|%|percent|mg|ml))");
   Collect(t, kIs, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2].matched ? m[2].str() : ""); });
   // "now 5 months (chronological)", "now 14 mo": the age today, said after a birth history.
-  static const std::regex kNow("\\bnow\\s?(?:aged?\\s?)?" + num + "\\s?" + kAnyUnit + "(?![a-z])(?!\\s?(?:ago|later|corrected))");
+  static const std::regex kNow("\\b(?:now|currently)\\s?(?:aged?\\s?)?" + num + "\\s?" + kAnyUnit + "(?![a-z])(?!\\s?(?:ago|later|corrected))");
   Collect(t, kNow, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2]); });
   // "9 mo", "9 mos" right after a comma or at the start of a line ("Infant boy. 9 mo."): an age only
   // with a sex or child word within the same line, caught above; left out here on purpose.
@@ -127,7 +130,7 @@ struct DateReading {
 // `order`: 'm' (m/d/y) or 'd' (d/m/y) when a neighbouring date fixes it, 0 otherwise.
 DateReading ParseDate(const std::string& text, char order = 0) {
   static const std::regex kIso(R"(^(\d{4})-(\d{1,2})-(\d{1,2})$)");
-  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(\d{4})$)");
+  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$)");
   static const std::regex kDayMonth(R"(^(\d{1,2}) ([a-z]{3,9})\.? (\d{4})$)");
   static const std::regex kMonthDay(R"(^([a-z]{3,9})\.? (\d{1,2}),? (\d{4})$)");
   std::smatch m;
@@ -135,7 +138,10 @@ DateReading ParseDate(const std::string& text, char order = 0) {
   if (std::regex_match(text, m, kIso)) {
     out.date = MakeDate(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]));
   } else if (std::regex_match(text, m, kSlash)) {
-    const int a = std::stoi(m[1]), b = std::stoi(m[2]), y = std::stoi(m[3]);
+    const int a = std::stoi(m[1]), b = std::stoi(m[2]);
+    int y = std::stoi(m[3]);
+    // Two-digit years as POSIX strptime's %y reads them: 69-99 are 1969-1999, 00-68 are 2000-2068.
+    if (m[3].length() == 2) y += y >= 69 ? 1900 : 2000;
     if (a > 12 && b <= 12) out.date = MakeDate(y, b, a);
     else if (b > 12 && a <= 12) out.date = MakeDate(y, a, b);
     else if (a == b) out.date = MakeDate(y, a, b);
@@ -151,11 +157,11 @@ DateReading ParseDate(const std::string& text, char order = 0) {
 }
 
 constexpr const char* kDate =
-    R"((\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2} [a-z]{3,9}\.? \d{4}|[a-z]{3,9}\.? \d{1,2},? \d{4}))";
+    R"((\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|\d{1,2} [a-z]{3,9}\.? \d{4}|[a-z]{3,9}\.? \d{1,2},? \d{4}))";
 
 // The order two slash dates share, when one of them has a part above 12 and they do not disagree.
 char SlashOrderOf(const std::string& a, const std::string& b) {
-  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/\d{4}$)");
+  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})$)");
   bool month_first = false, day_first = false;
   for (const std::string* text : {&a, &b}) {
     std::smatch m;
@@ -177,7 +183,7 @@ struct DatedAge {
 DatedAge AgeFromDates(const std::string& t, NoteFacts& f) {
   static const std::regex kBirth(std::string(R"(\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|born(?: on)?)\s?:?\s?)") + kDate);
   static const std::regex kVisit(
-      std::string(R"(\b(?:date of (?:visit|service|encounter|exam(?:ination)?|assessment)|(?:visit|encounter|exam|clinic|assessment)(?: date)?|seen(?: on)?|today(?:'s date)?(?: is)?|date)\s?:?\s?)") +
+      std::string(R"(\b(?:date of (?:visit|service|encounter|exam(?:ination)?|assessment)|dos|(?:visit|encounter|exam|clinic|assessment)(?: date)?|seen(?: on)?|today(?:'s date)?(?: is)?|date)\s?:?\s?)") +
       kDate);
   DatedAge out;
   const std::smatch birth = First(t, kBirth);
@@ -312,7 +318,7 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age, c
 // @ 29+3 wks", "GA 28 wks", "gestational age of 31 weeks", "27-week preemie". Weeks (days as a fraction).
 std::optional<double> GestationalWeeks(const std::string& t, std::string& quote) {
   static const std::regex kGestation(
-      R"(\b(?:ex-?\s?(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?|born (?:at|@) (\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(?:ga|gestational age)(?: at birth)?\s?(?:of|:|=|was)?\s?(\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?(?: gestation| ga| preemie| premature| preterm))\b)");
+      R"(\b(?:(?:ex-?|former)\s?(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?|born (?:at|@) (\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(?:ga|gestational age)(?: at birth)?\s?(?:of|:|=|was)?\s?(\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?(?: gestation| ga| preemie| premature| preterm))\b)");
   std::smatch m;
   if (!std::regex_search(t, m, kGestation)) return std::nullopt;
   for (int g : {1, 3, 6, 9}) {

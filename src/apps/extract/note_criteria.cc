@@ -52,8 +52,8 @@ std::optional<double> DurationWeeks(const std::string& tail) {
 
 // What an intake is a share of: needs, the usual intake, or meals served.
 constexpr const char* kShareOf =
-    R"(\s?of (?:her |his |their |the |all |each |most )?(?:estimated |est\.? |usual |recommended |goal |calculated |prescribed |home )?)"
-    R"((?:energy |caloric |calorie |kcal |nutritional |nutrition |protein )?)"
+    R"(\s?(?:of )?(?:her |his |their |the |all |each |most )?(?:estimated |est\.? |usual |recommended |goal |calculated |prescribed |home )?)"
+    R"((?:(?:energy|caloric|calorie|kcal|nutritional|nutrition|protein)(?: and (?:energy|calorie|protein))? )?)"
     R"((needs|requirements?|req|intake|meals?|meal trays?|trays?|diet|goals?|usual|feeds?|feedings?|portions?|plate|food)\b(?!\s?(?:body|weight|wt)\b))";
 
 double FractionPercent(const std::string& word) {
@@ -73,10 +73,16 @@ void ReadIntake(const std::string& t, NoteFacts& f) {
       kShareOf);
   // "NPO for 8 days", "NPO x 10 d", "NPO or clear liquids for 8 days": no intake, with a duration.
   static const std::regex kNpo(R"(\bnpo\b)");
+  // "PO intake ~40%", "oral intake has been 25-50%", "intake < 50 %": a share with no object is of needs.
+  static const std::regex kIntakeIs(std::string(R"(\b(?:po |oral |p\.o\. |enteral |dietary )?intake(?: is| was| has been| of| at| about| approximately| ~| <| less than| only|:){0,3}\s?(?:\d{1,3}\s?(?:-|to)\s?)?)") +
+                                    kNum + R"(\s?%)");
   std::smatch m;
   std::optional<double> percent;
   size_t end = 0;
   if (std::regex_search(t, m, kPercent)) {
+    percent = Num(m[1]);
+    f.intake_quote = m[0];
+  } else if (std::regex_search(t, m, kIntakeIs)) {
     percent = Num(m[1]);
     f.intake_quote = m[0];
   } else if (std::regex_search(t, m, kFraction)) {
@@ -116,7 +122,7 @@ const DiseaseFamily kDiseaseFamilies[] = {
     {"acute",
      R"(\b(?:pneumonia|pna|cap|hap|vap|hcap|sepsis|septic|urosepsis|bacter(?:a)?emia|major infection|meningitis|endocarditis|peritonitis|empyema|abscess|osteomyelitis|necroti[sz]ing fasciitis|ards|covid(?:-19)?|burns?|burn injury|\d{1,2}\s?% tbsa|trauma|polytrauma|multiple injuries|closed head injury|tbi|hip fracture|surgery|surgical|post-?op(?:erative(?:ly)?)?|pod\s?#?\d{1,2}|s/p|status post|laparotomy|whipple|\w{2,20}ectomy|\w{2,20}otomy|resection|acute pancreatitis)\b)"},
     {"chronic",
-     R"(\b(?:cancer|malignan\w{0,10}|\w{0,12}carcinoma|carcinomatosis|squamous cell|small cell|sarcoma|lymphoma|leuka?emia|myeloma|melanoma|mesothelioma|glioblastoma|gbm|nsclc|sclc|hcc|rcc|aml|cll|cml|neuroblastoma|wilms|metasta\w{0,6}|mets|chemo(?:therapy)?|(?:breast|lung|colon|rectal|colorectal|pancreatic|pancreas|gastric|stomach|esophageal|oesophageal|ovarian|prostate|bladder|h&n|head and neck|liver|renal|cervical|endometrial|thyroid|tongue|laryngeal)\s?ca|ca (?:of the|of) \w+|copd|emphysema|chronic bronchitis|chf|hfref|hfpef|heart failure|ckd|esrd|eskd|chronic (?:kidney|renal) (?:disease|failure|insufficiency)|(?:hemo|haemo|peritoneal )?dialysis|crohn'?s|ulcerative colitis|uc|ibd|inflammatory bowel disease|rheumatoid arthritis|cystic fibrosis|cf|hiv|aids|tuberculosis|tb|cirrhosis|chronic pancreatitis|lupus|sle|c-reactive protein|crp)\b)"},
+     R"(\b(?:cancer|malignan\w{0,10}|\w{0,12}carcinoma|carcinomatosis|squamous cell|small cell|sarcoma|lymphoma|dlbcl|leuka?emia|myeloma|melanoma|mesothelioma|glioblastoma|gbm|nsclc|sclc|hnscc|hcc|rcc|aml|cll|cml|neuroblastoma|wilms|metasta\w{0,6}|mets|chemo(?:therapy)?|(?:breast|lung|colon|rectal|colorectal|pancreatic|pancreas|gastric|stomach|esophageal|oesophageal|ovarian|prostate|bladder|h&n|head and neck|liver|renal|cervical|endometrial|thyroid|tongue|laryngeal)\s?ca|ca (?:of the|of) \w+|copd|emphysema|chronic bronchitis|chf|hfref|hfpef|heart failure|ckd|esrd|eskd|chronic (?:kidney|renal) (?:disease|failure|insufficiency)|(?:hemo|haemo|peritoneal )?dialysis|crohn'?s|ulcerative colitis|uc|ibd|inflammatory bowel disease|rheumatoid arthritis|cystic fibrosis|cf|hiv|aids|tuberculosis|tb|cirrhosis|esld|chronic pancreatitis|lupus|sle|c-reactive protein|crp)\b)"},
 };
 
 // A negation or someone else's history before the word, in its clause.

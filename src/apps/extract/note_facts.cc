@@ -239,6 +239,7 @@ std::vector<Quantity> Weights(const std::string& t) {
     const std::smatch& m = *it;
     const size_t b = static_cast<size_t>(m.position());
     if (b > 0 && t[b - 1] == '/') continue;
+    if (b > 1 && t[b - 1] == ',' && std::isdigit(static_cast<unsigned char>(t[b - 2]))) continue;  // "15,2 kg": not 2 kg
     const std::string unit = m[2];
     double kg = Num(m[1]);
     if (unit[0] == 'k') {
@@ -261,6 +262,8 @@ std::vector<Quantity> Lengths(const std::string& t) {
   std::vector<Quantity> out;
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kLength); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
+    const size_t at = static_cast<size_t>(m.position());
+    if (at > 1 && t[at - 1] == ',' && std::isdigit(static_cast<unsigned char>(t[at - 2]))) continue;  // "96,5 cm"
     const std::string unit = m[2];
     double cm = Num(m[1]);
     if (unit.rfind("mm", 0) == 0 || unit.rfind("milli", 0) == 0) cm /= 10;
@@ -401,7 +404,16 @@ void ReadStature(const std::string& t, NoteFacts& f) {
     const bool length = std::regex_search(near, kLengthLabel);
     const bool height = std::regex_search(near, kHeightLabel);
     const bool after = std::regex_search(c.after, kTallAfter);
-    if (!length && !height && !after && !std::regex_search(near, kMeasures)) continue;
+    if (!length && !height && !after && !std::regex_search(near, kMeasures)) {
+      // "Wt 14 kg, 96 cm": a body-sized length with no label, next to a weight, is a stature the note does not
+      // name; it is not used, and that is said (issue 24: a value without a label makes "none" unsafe).
+      static const std::regex kWeightJustBefore(R"((?:kg|kgs|g|lbs?|pounds?|oz)\s?[,;/]?\s?(?:and\s)?$)");
+      const std::string raw = t.substr(q.begin >= 12 ? q.begin - 12 : 0, std::min<size_t>(q.begin, 12));
+      if (q.value >= 40 && q.value <= 200 && std::regex_search(raw, kWeightJustBefore)) {
+        f.unusable.push_back(q.text + " has no label (length or height?): re-check which measurement it is");
+      }
+      continue;
+    }
     if (std::regex_search(near + " " + c.after, PastWords())) continue;  // "height at the last visit 92 cm"
     if (f.height_cm) continue;
     f.height_cm = q.value;

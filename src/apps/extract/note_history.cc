@@ -82,6 +82,9 @@ Placed PlaceIn(const std::string& words, char order) {
   static const std::regex kMonth(std::string(R"(\b(?:()") + kMonthNames + R"()\b|(?:in|since|during|of|\() (may)\b|(may)\s?:))");
   static const std::regex kAgeAt(
       R"(\b(?:at|@) (?:the |his |her |their )?(\d{1,2})[- ]?(months?|mos?|mo|years?|yrs?|y)(?:[- ]old)?(?:[- ](?:visit|check|checkup|well[- ]child|wcc|wcv|appointment|appt|clinic|review|exam))?\b)");
+  // "12-month visit: 9.8 kg", "9 mo WCC 8.1 kg": a visit named by the age without "at".
+  static const std::regex kVisitAge(
+      R"(\b(\d{1,2})[- ]?(months?|mos?|mo|years?|yrs?|y)(?:[- ]old)?[- ](?:visit|check|checkup|well[- ]child(?: visit| check)?|wcc|wcv|appointment|appt|review|exam)\b)");
   static const std::regex kToday(R"(\b(?:today|now|current(?:ly)?|this visit|at this visit|on admission|admission weight)\b)");
   Placed p;
   std::smatch m;
@@ -103,7 +106,7 @@ Placed PlaceIn(const std::string& words, char order) {
     const int month = std::stoi(m[1]);
     if (month >= 1 && month <= 12) p.date = Ymd(std::stoi(m[2]), month, 15);
     else p.unplaced = m.str();
-  } else if (std::regex_search(words, m, kAgeAt)) {
+  } else if (std::regex_search(words, m, kAgeAt) || std::regex_search(words, m, kVisitAge)) {
     const double n = Num(m[1]);
     p.age_at = std::string(m[2])[0] == 'y' ? n * 12 : n;
   } else if (std::regex_search(words, m, kMonth)) {
@@ -259,13 +262,13 @@ void ReadUnusableNumbers(const std::string& t, NoteFacts& f) {
     const std::string label = (*it)[1];
     const std::string number = (*it)[2];
     const std::string next = (*it)[3];
-    if (std::regex_search(next, kUnitNext)) continue;
     // "length of stay", "l 4-5": not measurements; a one-letter label needs a number in a body range.
     if (label == "l" && (Num(number) < 40 || Num(number) > 130)) continue;
     if (number.find(',') != std::string::npos) {
       f.unusable.push_back(label + " " + number + ": a decimal comma was not read as a measurement; re-check the value");
       continue;
     }
+    if (std::regex_search(next, kUnitNext)) continue;
     std::smatch letters;
     if (std::regex_search(next, letters, kLetters)) {
       f.unusable.push_back(label + " " + number + " has a unit that was not recognised (\"" + letters[1].str() +
