@@ -254,6 +254,7 @@ TEST(CriteriaPhraseTest, MoreWaysOfWritingTheSameThings) {
   EXPECT_FALSE(unlabelled.height_cm);
   EXPECT_FALSE(unlabelled.unusable.empty());
   EXPECT_EQ(Severity("3 yo girl. Wt 14 kg, 96 cm."), "indeterminate");
+  EXPECT_EQ(Severity("60 yo man with COPD. BMI 23.5. Weights (kg): 1/5/26 70.2, 4/5/26 62.0."), "indeterminate");
 }
 
 }  // namespace

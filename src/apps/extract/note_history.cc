@@ -258,6 +258,12 @@ void ReadUnusableNumbers(const std::string& t, NoteFacts& f) {
   static const std::regex kUnitNext(
       R"(^\s?(?:kg|kgs|kilograms?|kilos?|g|gm|gms|grams?|lbs?|pounds?|oz|ounces?|cm|cms|centimet(?:er|re)s?|mm|millimet(?:er|re)s?|m|met(?:er|re)s?|in|inch(?:es)?|ft|feet|foot|'|"|%|st|nd|rd|th|percentile|centile|%ile|z\b|sd\b|days?|weeks?|wks?|months?|mos?|years?|yrs?|y\b|d\b|-|/|x\b|times)(?![a-z]))");
   static const std::regex kLetters(R"(^\s?([a-z]{1,8}))");
+  // "Weights (kg): 5/1/26 62.0, 6/1/26 60.1": numbers under a unit header are not read as weights; say so.
+  static const std::regex kUnitHeader(R"(\b(?:wts?|weights?)\s?\((?:kg|kgs|lbs?|g|grams?)\)\s?:?[^\n]{0,40}?\d)");
+  if (std::smatch m; std::regex_search(t, m, kUnitHeader)) {
+    f.unusable.push_back("weights listed under a unit header (\"" + m.str().substr(0, 20) +
+                         "…\") were not read: re-check them and write each with its unit");
+  }
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kLabelled); it != std::sregex_iterator(); ++it) {
     const std::string label = (*it)[1];
     const std::string number = (*it)[2];
