@@ -257,5 +257,28 @@ TEST(CriteriaPhraseTest, MoreWaysOfWritingTheSameThings) {
   EXPECT_EQ(Severity("60 yo man with COPD. BMI 23.5. Weights (kg): 1/5/26 70.2, 4/5/26 62.0."), "indeterminate");
 }
 
+// Found by the held-out part's first score (h04): an adult's age and sex written together, no unit.
+TEST(CriteriaPhraseTest, AgeAndSexWrittenTogether) {
+  struct Case {
+    const char* note;
+    double years;
+    const char* sex;
+  };
+  const Case cases[] = {{"71F with HFpEF, here for review.", 71, "female"},
+                        {"55 M, admitted overnight with chest pain.", 55, "male"},
+                        {"Pt is a 48M w/ Crohn's.", 48, "male"},
+                        {"HPI: 82F presents with poor oral intake.", 82, "female"}};
+  for (const Case& c : cases) {
+    NoteFacts f = ReadNoteFacts(c.note);
+    EXPECT_NEAR(f.age_months.value_or(0), c.years * 12, 1e-9) << c.note;
+    EXPECT_EQ(f.sex, c.sex) << c.note;
+  }
+  for (const char* note : {"Walked 50 m with a frame.", "Height 1.62 m, weight 50 kg.", "Room 12 F, bed 3."}) {
+    EXPECT_FALSE(ReadNoteFacts(note).age_months) << note;
+  }
+  EXPECT_EQ(Severity("74F with gastric adenocarcinoma, eating a quarter of her usual. Wt 49 kg, down from 56 kg 2 months ago."),
+            "severe");
+}
+
 }  // namespace
 }  // namespace medreact

@@ -73,6 +73,15 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
   // "4 yo", "4yo", "70 y/o", "4 y.o.", "4 yr-old".
   static const std::regex kYo("\\b" + num + "\\s?(?:yo|y\\.o\\.?|y/o|yr-old|yrs-old)(?![a-z])");
   Collect(t, kYo, found, [](const std::smatch& m) { return Num(m[1]) * 12; });
+  // "63M with …", "45 F, admitted …", "Pt is a 72 M.": an adult's age in years with the sex letter glued or
+  // next to it, no unit. Two or three digits, at the start of a line or after "a"/"pt"/"patient"/":", and
+  // followed by the rest of the sentence; never a distance ("50 m walk").
+  static const std::regex kAgeSex(
+      R"((?:^|\n|\b(?:a|an|pt|patient)\s|:\s?)(\d{2,3})\s?(m|f)\b(?=\s?(?:with|w/|,|\.|;|presents|presenting|admitted|who|here|seen|pmh|hx|s/p|on|in|c/o|\(|$)))");
+  Collect(t, kAgeSex, found, [](const std::smatch& m) {
+    const double years = Num(m[1]);
+    return years >= 10 && years <= 110 ? years * 12 : std::nan("");
+  });
   // "14 m/o", "14 mo old", "9 mos old": months.
   static const std::regex kMo("\\b" + num + "\\s?(?:m/o|mo/o|mos?\\.?\\s?old)(?![a-z])");
   Collect(t, kMo, found, [](const std::smatch& m) { return Num(m[1]); });
@@ -289,7 +298,8 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age, c
     return;
   }
   std::smatch letter;
-  static const std::regex kLetterEnd(R"((?:months?|mos?|mo|weeks?|wks?|days?|years?|yrs?|y|yo)\s?,?\s?(m|f)$)");
+  // "14 mo F" (the letter after a unit) or "63M" (glued to a two- or three-digit age; not "3y2m").
+  static const std::regex kLetterEnd(R"((?:(?:months?|mos?|mo|weeks?|wks?|days?|years?|yrs?|y|yo)\s?,?\s?|(?:^|[\s:])\d{2,3}\s?)(m|f)$)");
   if (!age_quote.empty() && std::regex_search(age_quote, letter, kLetterEnd)) {
     f.sex = letter[1] == "f" ? "female" : "male";
     return;
