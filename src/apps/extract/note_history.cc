@@ -19,6 +19,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apps/extract/note_text.h"
@@ -150,19 +151,25 @@ struct DatedWeight {
 
 std::vector<size_t> ReadDatedWeights(const std::string& t, NoteFacts& f) {
   const std::vector<Quantity> all = Weights(t);
+  // A note has a handful of weights; a text with hundreds is not ordered by date (each one costs a few
+  // small regex searches), and that is said.
+  constexpr size_t kMaxDatedWeights = 200;
+  if (all.size() > kMaxDatedWeights) {
+    f.unusable.push_back("more than 200 weights in the note: they were not ordered by date; re-check the current weight");
+    return {};
+  }
   const char order = SlashOrder(t);
   static const std::regex kBirth(R"(\b(?:at birth|birth ?weight|born|bw|dob|date of birth)\b)");
   std::vector<DatedWeight> dated;
   for (size_t i = 0; i < all.size(); ++i) {
     const Quantity& q = all[i];
     // Its own words: on its line, after the previous weight, at most 45 characters before and 25 after.
-    size_t line_begin = t.rfind('\n', q.begin == 0 ? 0 : q.begin - 1);
-    line_begin = line_begin == std::string::npos ? 0 : line_begin + 1;
-    size_t from = std::max(line_begin, i > 0 ? all[i - 1].end : 0);
-    from = std::max(from, q.begin >= 45 ? q.begin - 45 : 0);
-    size_t line_end = t.find('\n', q.end);
-    if (line_end == std::string::npos) line_end = t.size();
-    size_t to = std::min({line_end, i + 1 < all.size() ? all[i + 1].begin : t.size(), q.end + 25});
+    // Every bound is local (45 characters back, 25 on), so a hostile note with many weights stays linear.
+    size_t from = std::max(i > 0 ? all[i - 1].end : 0, q.begin >= 45 ? q.begin - 45 : size_t{0});
+    const std::string_view text(t);
+    if (const size_t nl = text.substr(from, q.begin - from).rfind('\n'); nl != std::string_view::npos) from += nl + 1;
+    size_t to = std::min({t.size(), i + 1 < all.size() ? all[i + 1].begin : t.size(), q.end + 25});
+    if (const size_t nl = text.substr(q.end, to - q.end).find('\n'); nl != std::string_view::npos) to = q.end + nl;
     // Not across a clause: "44 kg in March; today 39.1 kg" gives March to 44 kg only. A comma before a year
     // ("March 14, 2026") does not end a clause.
     for (size_t k = q.begin; k > from; --k) {
