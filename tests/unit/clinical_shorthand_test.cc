@@ -115,6 +115,10 @@ TEST(DatedWeightsTest, MonthNamesAndVisitAgesArePlaced) {
   EXPECT_DOUBLE_EQ(g.weight_kg.value_or(0), 10.6);
   ASSERT_EQ(g.weight_history.size(), 1u);
   EXPECT_NEAR(g.weight_history[0].months_ago.value_or(0), 5, 1e-9);
+  // A weight of today is the current one even after a dated one, with no visit date to measure from.
+  NoteFacts today = ReadNoteFacts("Man, 66. On 2026-01-03 he weighed 71 kg; today 64.5 kg.");
+  EXPECT_DOUBLE_EQ(today.weight_kg.value_or(0), 64.5);
+  EXPECT_NEAR(today.weight_loss_percent.value_or(0), 9.15, 0.01);
   // A slash date nothing fixes is not placed, and says so.
   NoteFacts h = ReadNoteFacts("8 yo boy. Weights 03/04/2026 25 kg, 04/05/2026 24 kg.");
   EXPECT_FALSE(h.unusable.empty());

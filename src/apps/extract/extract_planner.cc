@@ -487,7 +487,8 @@ class Planner {
     const WeightPoint* earlier = nullptr;
     for (const WeightPoint& p : facts_.weight_history) {
       if (p.at_birth || (!p.dated && !p.months_ago)) continue;
-      // The most recent earlier weight at least a month back (WHO's shortest velocity interval), else the most recent.
+      // The most recent earlier weight at least a month back (WHO 2009 velocity standards: 1-month weight
+      // increments are the shortest interval tabulated), else the most recent.
       if (!earlier) earlier = &p;
       else if (p.months_ago && earlier->months_ago) {
         const bool p_ok = *p.months_ago >= 1, e_ok = *earlier->months_ago >= 1;

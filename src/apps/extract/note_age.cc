@@ -80,6 +80,7 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
       R"((?:^|\n|\b(?:a|an|pt|patient)\s|:\s?)(\d{2,3})\s?(m|f)\b(?=\s?(?:with|w/|,|\.|;|presents|presenting|admitted|who|here|seen|pmh|hx|s/p|on|in|c/o|\(|$)))");
   Collect(t, kAgeSex, found, [](const std::smatch& m) {
     const double years = Num(m[1]);
+    // A plausibility bound for this terse form, not a clinical cut-off: younger children are written with a unit.
     return years >= 10 && years <= 110 ? years * 12 : std::nan("");
   });
   // "14 m/o", "14 mo old", "9 mos old": months.
@@ -337,7 +338,9 @@ std::optional<double> GestationalWeeks(const std::string& t, std::string& quote)
     for (int d = g + 1; d <= g + 2 && d <= 10; ++d) {
       if (m[d].matched) weeks += Num(m[d]) / 7;
     }
-    if (weeks < 22 || weeks > 44) return std::nullopt;  // not a gestation (viability ~22 weeks; post-term to 44)
+    // Not a gestation outside 22-44 weeks: the perinatal period begins at 22 completed weeks (WHO, ICD-10
+    // definitions) and post-term births are rarely past 44.
+    if (weeks < 22 || weeks > 44) return std::nullopt;
     quote = m.str();
     return weeks;
   }

@@ -103,7 +103,7 @@ void ReadIntake(const std::string& t, NoteFacts& f) {
   if (std::regex_search(t, m, kNpo)) {
     end = static_cast<size_t>(m.position() + m.length());
     const std::optional<double> weeks = DurationWeeks(t.substr(end, 80));
-    if (weeks && *weeks >= 1) {
+    if (weeks && *weeks >= 1) {  // GLIM 2019: reduced intake counts from more than 1 week at <= 50 %
       f.intake_percent = 0;
       f.intake_weeks = weeks;
       f.intake_quote = "NPO";

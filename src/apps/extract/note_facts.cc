@@ -409,6 +409,7 @@ void ReadStature(const std::string& t, NoteFacts& f) {
       // name; it is not used, and that is said (issue 24: a value without a label makes "none" unsafe).
       static const std::regex kWeightJustBefore(R"((?:kg|kgs|g|lbs?|pounds?|oz)\s?[,;/]?\s?(?:and\s)?$)");
       const std::string raw = t.substr(q.begin >= 12 ? q.begin - 12 : 0, std::min<size_t>(q.begin, 12));
+      // 40-200 cm: a reading bound (an infant's length to an adult's height), not a clinical cut-off.
       if (q.value >= 40 && q.value <= 200 && std::regex_search(raw, kWeightJustBefore)) {
         f.unusable.push_back(q.text + " has no label (length or height?): re-check which measurement it is");
       }

@@ -204,8 +204,12 @@ std::vector<size_t> ReadDatedWeights(const std::string& t, NoteFacts& f) {
   std::vector<size_t> consumed;
   if (!any_date) return consumed;
   const Visit visit = ReadVisit(t, order);
+  // The reference is the visit's date; without one, the latest date, unless a weight is today's: then the
+  // dates give no distance to today (their order among themselves still gives the baseline).
+  const bool has_today = std::any_of(dated.begin(), dated.end(), [](const DatedWeight& d) { return d.placed.today; });
   std::optional<Days> reference = visit.date;
   for (const DatedWeight& d : dated) {
+    if (visit.date || has_today) break;
     if (d.placed.date && (!reference || *d.placed.date > *reference)) reference = d.placed.date;
   }
   const int reference_month =
@@ -276,6 +280,7 @@ void ReadUnusableNumbers(const std::string& t, NoteFacts& f) {
     const std::string number = (*it)[2];
     const std::string next = (*it)[3];
     // "length of stay", "l 4-5": not measurements; a one-letter label needs a number in a body range.
+    // (40-130 cm: about the span of the WHO length-for-age table, 45-110 cm, with margin; a reading bound.)
     if (label == "l" && (Num(number) < 40 || Num(number) > 130)) continue;
     if (number.find(',') != std::string::npos) {
       f.unusable.push_back(label + " " + number + ": a decimal comma was not read as a measurement; re-check the value");
