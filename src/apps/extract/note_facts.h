@@ -6,7 +6,10 @@
 // percentiles and z-scores with the indicator they belong to.
 //
 // This is pattern matching, not understanding: English only, one patient per
-// note, the first current value of each kind wins. What it will not do:
+// note, the first current value of each kind wins, except weights with dates,
+// which are ordered by date (the latest is current; note_history.cc). Ages of
+// infants born before 37 weeks are corrected to 24 months (note_age.cc);
+// intake and disease phrases are read in note_criteria.cc. What it will not do:
 //   - guess an age. When no age is written (and no date of birth with a visit
 //     date), age_months stays empty; words like "infant" or "toddler" give
 //     an age band (age_min_months/age_max_months) and the population, never
@@ -15,7 +18,8 @@
 //   - take a historical value for a current one. A weight whose clause says
 //     when it was taken in the past ("6 months ago", "at the last visit",
 //     "usual", "at birth") is a WeightPoint in weight_history.
-//   - take a number without its unit. "Wt 12" is not read.
+//   - take a number without its unit. "Wt 12" is not read, and is listed in
+//     `unusable` (so the planner never answers "no malnutrition" over it).
 // The numbers in patterns are bounded ({1,5} digits), so a hostile 4 MiB
 // note cannot drive std::regex's recursive matcher deep. Pure function;
 // thread-safe.
