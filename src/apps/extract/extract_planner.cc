@@ -14,6 +14,7 @@
 
 #include "apps/common/planner_support.h"
 #include "apps/extract/extract_prompts.h"
+#include "apps/extract/extract_plan_support.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
@@ -31,83 +32,16 @@ constexpr double kCdcFromMonths = 24;  // WHO standards under 2 y, CDC 2000 from
 constexpr const char* kGlimSource = "GLIM criteria (Cederholm T, et al. Clin Nutr 2019;38:1-9)";
 
 using Observation = ToolObservation;
-
-struct Conversation {
-  std::map<std::string, Observation> known;  // call key → observation
-  int turns = 0;
-  int calls = 0;
-};
-
-std::string CallKey(const std::string& name, const Json& args) { return name + "|" + CanonicalJson(args); }
-
-Conversation ReadConversation(const std::vector<Message>& messages) {
-  Conversation conv;
-  std::map<std::string, std::string> key_of_id;
-  for (const Message& m : messages) {
-    if (m.role == Role::kAssistant && m.has_tool_calls()) {
-      bool ours = false;
-      for (const ToolCall& call : m.tool_calls) {
-        Result<Json> args = ParseJson(call.arguments.empty() ? "{}" : call.arguments);
-        key_of_id[call.id] = call.name + "|" + (args.ok() ? CanonicalJson(*args) : call.arguments);
-        if (call.id.rfind(kIdPrefix, 0) == 0) {
-          ours = true;
-          ++conv.calls;
-        }
-      }
-      if (ours) ++conv.turns;
-    } else if (m.role == Role::kTool) {
-      auto it = key_of_id.find(m.tool_call_id);
-      if (it == key_of_id.end()) continue;
-      conv.known[it->second] = ReadToolObservation(m.content);
-    }
-  }
-  return conv;
-}
-
-std::string Fmt(double value, int digits) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-  return buffer;
-}
-
-std::string Readable(std::string indicator) {
-  std::replace(indicator.begin(), indicator.end(), '_', '-');
-  if (indicator.rfind("bmi", 0) == 0) indicator = "BMI" + indicator.substr(3);
-  return indicator;
-}
-
-// A tool error without its prefix and the parameter schema it appends for a model.
-std::string ShortToolError(std::string error) {
-  if (const size_t at = error.find(" Parameters of "); at != std::string::npos) error.resize(at);
-  if (const size_t at = error.find(": "); at != std::string::npos && error.compare(0, at, "growth_zscore") == 0) {
-    error = error.substr(at + 2);
-  }
-  return error;
-}
-
-// A member that is an array, else an empty one (tool results are read, not trusted).
-const Json& ArrayField(const Json& object, const char* key) {
-  static const Json kEmpty = Json::array();
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_array() ? *it : kEmpty;
-}
-
-Json Call(const std::string& function, Json parameters) {
-  return Json{{"function_name", function}, {"parameters", std::move(parameters)}};
-}
-
-// The severity word of a band ("moderate malnutrition" → "moderate"), "" when none.
-std::string SeverityOf(const std::string& band) {
-  for (const char* word : {"severe", "moderate", "mild"}) {
-    if (band.find(word) != std::string::npos) return word;
-  }
-  return "";
-}
-
-int Rank(const std::string& severity) {
-  return severity == "severe" ? 3 : severity == "moderate" ? 2 : severity == "mild" ? 1 : 0;
-}
+using extract_plan::ArrayField;
+using extract_plan::Call;
+using extract_plan::CallKey;
+using extract_plan::Conversation;
+using extract_plan::Fmt;
+using extract_plan::Rank;
+using extract_plan::Readable;
+using extract_plan::ReadConversation;
+using extract_plan::SeverityOf;
+using extract_plan::ShortToolError;
 
 // ASPEN/AND 2014 (Becker et al., J Acad Nutr Diet 2014;114:1988-2000), Table 2, indicators when two or
 // more data points are available: weight loss (2-20 years) of 5 % / 7.5 % / 10 % of usual body weight is
@@ -780,7 +714,7 @@ class ExtractionRulesPlanner : public ChatModel {
   explicit ExtractionRulesPlanner(ExtractionTask task) : task_(std::move(task)), facts_(ReadNoteFacts(task_.note)) {}
 
   Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext&) override {
-    const Conversation conv = ReadConversation(request.messages);
+    const Conversation conv = ReadConversation(request.messages, kIdPrefix);
     std::vector<std::string> tools;
     for (const ToolSpec& spec : request.tools) tools.push_back(spec.name);
     Planner planner(task_, facts_, conv, tools);
