@@ -88,6 +88,12 @@ TEST(IncompleteReadingTest, GlimPhenotypeWithoutEtiologyIsIndeterminateNeverNotM
   EXPECT_TRUE(a.extraction["malnutrition_present"].is_null());
   EXPECT_THAT(a.extraction["rationale"].get<std::string>(), HasSubstr("etiologic criterion not established"));
   EXPECT_THAT(a.extraction["rationale"].get<std::string>(), ::testing::Not(HasSubstr("not met")));
+  // Weight loss named with no amount is a criterion not evaluated: never "none".
+  for (const char* note : {"61-year-old man with COPD, BMI 24.0, has lost weight recently.",
+                           "7 yo girl with ongoing weight loss. Wt 21 kg, Ht 121 cm."}) {
+    EXPECT_EQ(Severity(note), "indeterminate") << note;
+  }
+  EXPECT_EQ(Severity("61-year-old man with COPD, BMI 24.0, no weight loss."), "none");
   // No phenotype: GLIM not met stands.
   EXPECT_EQ(Severity("50-year-old man, BMI 26.1, weight stable. Appetite good."), "none");
 }

@@ -472,6 +472,10 @@ class Planner {
     if (!findings_.assessable || findings_.severity != "none") return;
     std::vector<std::string> why = facts_.unusable;
     why.insert(why.end(), incomplete_.begin(), incomplete_.end());
+    if (facts_.weight_loss_unquantified) {
+      why.push_back("weight loss is mentioned without an amount or earlier weights (a criterion of both ASPEN/AND "
+                    "and GLIM): re-check the weights");
+    }
     if (findings_.population == "pediatric") {
       bool weight_based = !aspen_.empty();
       for (const ZFinding& z : findings_.zscores) {

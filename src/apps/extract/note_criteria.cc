@@ -148,6 +148,21 @@ void ReadDisease(const std::string& t, NoteFacts& f) {
 
 }  // namespace
 
+void ReadUnquantifiedWeightLoss(const std::string& t, NoteFacts& f) {
+  if (f.weight_loss_percent || f.usual_weight_kg) return;
+  static const std::regex kLoss(
+      R"(\b(?:weight loss|wt loss|lost weight|losing weight|weight (?:is )?(?:down|falling|decreasing|dropping)|has lost|unintentional loss|unintended loss|cachexia|cachectic|wasting)\b)");
+  static const std::regex kNegated(
+      R"(\b(?:no|not|denies|denied|without|negative for|nil|absence of|no recent|no significant)\b[^.;,\n]{0,20}$)");
+  for (auto it = std::sregex_iterator(t.begin(), t.end(), kLoss); it != std::sregex_iterator(); ++it) {
+    const size_t at = static_cast<size_t>(it->position());
+    const size_t from = at >= 30 ? at - 30 : 0;
+    if (std::regex_search(t.substr(from, at - from), kNegated)) continue;
+    f.weight_loss_unquantified = true;
+    return;
+  }
+}
+
 void ReadIntakeAndDisease(const std::string& folded, NoteFacts& facts) {
   ReadIntake(folded, facts);
   ReadDisease(folded, facts);

@@ -574,6 +574,7 @@ NoteFacts ReadNoteFacts(std::string_view note) {
   note_text::ReadIntakeAndDisease(t, f);
   ReadScores(t, f);
   note_text::ReadUnusableNumbers(t, f);
+  note_text::ReadUnquantifiedWeightLoss(t, f);
   return f;
 }
 

@@ -94,6 +94,10 @@ struct NoteFacts {
   // be placed), one sentence each naming what to re-check. A reading with
   // one of these is incomplete: it never gives "no malnutrition".
   std::vector<std::string> unusable;
+  // Weight loss named without an amount or weights to compute it from ("has
+  // lost weight", "ongoing weight loss"), not negated: a criterion the
+  // reading could not evaluate.
+  bool weight_loss_unquantified = false;
 
   // Pediatric: under 18 years (ASPEN/AND's range; GLIM applies from 18), or a
   // child word whose band ends by 18 and no age. Adult: 18 years or more, or

@@ -69,6 +69,8 @@ void ReadAgeAndSex(const std::string& folded, NoteFacts& facts);
 // note_criteria.cc: intake (share of needs, usual or meals; NPO) and the
 // disease behind malnutrition (acute, chronic), each with its source.
 void ReadIntakeAndDisease(const std::string& folded, NoteFacts& facts);
+// Weight loss named with no amount (after the weight-loss reader: only when it found none).
+void ReadUnquantifiedWeightLoss(const std::string& folded, NoteFacts& facts);
 
 // note_history.cc: dated weights (tables, flowsheet lines, month names, "at
 // the 12-month visit") ordered by date, and numbers next to a measurement
