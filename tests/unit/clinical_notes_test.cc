@@ -334,6 +334,7 @@ TEST(ImplausibleFamilyTest, NoAgeDecidesNothingAndNeverAssumesAnAdult) {
 struct Scored {
   int total = 0;
   int right = 0;
+  int false_reassurance = 0;  // "no malnutrition" where the reference is positive
   std::vector<std::string> misses;
 };
 
@@ -409,6 +410,12 @@ TEST(ClinicalNotesSetTest, PlannerDecisionsOnTheHeldOutNotes) {
       EXPECT_TRUE(e["malnutrition_present"].is_null()) << id << " malnutrition_present = " << e["malnutrition_present"];
     }
     const std::string got = e.value("severity", std::string("?"));
+    // 5. No false reassurance: never "no malnutrition" where the reference is positive (issue 24).
+    const std::string want = expected["decision"];
+    if (want == "mild" || want == "moderate" || want == "severe") {
+      if (e["malnutrition_present"] == false) ++score.false_reassurance;
+      EXPECT_NE(e["malnutrition_present"], false) << id << " false reassurance";
+    }
     if (got == expected["decision"]) {
       ++score.right;
     } else {
@@ -417,12 +424,46 @@ TEST(ClinicalNotesSetTest, PlannerDecisionsOnTheHeldOutNotes) {
     }
   }
   const double percent = 100.0 * score.right / score.total;
-  std::printf("notes set: %d/%d decisions right (%.1f %%), %d pediatric/unknown, %d adult\n", score.right, score.total,
-              percent, pediatric, adult);
+  std::printf("notes set: %d/%d decisions right (%.1f %%), %d false reassurance, %d pediatric/unknown, %d adult\n",
+              score.right, score.total, percent, score.false_reassurance, pediatric, adult);
   for (const std::string& miss : score.misses) std::printf("  miss %s\n", miss.c_str());
   EXPECT_GE(pediatric, 30);
   EXPECT_GE(score.total, 30);
   EXPECT_GE(percent, 95.0);
+  EXPECT_EQ(score.false_reassurance, 0);
+}
+
+// Issue 24's held-out part (tests/fixtures/clinical/notes_heldout.json): written before the code it tests
+// and scored once at the end; its first score is in docs/clinical-validation.md. Decisions only (no
+// reference z-scores), the same safety properties for the decision: no false reassurance, no adult
+// criteria for a child, no diagnosis where the reference is indeterminate.
+TEST(ClinicalNotesHeldOutTest, PlannerDecisionsOnTheHeldOutPart) {
+  const Json set = Json::parse(ReadSource("tests/fixtures/clinical/notes_heldout.json"));
+  Scored score;
+  for (const Json& n : set["notes"]) {
+    const std::string id = n["id"];
+    const Json& expected = n["expected"];
+    const Json e = Extract(n["note"].get<std::string>());
+    ++score.total;
+    if (expected["population"] == "pediatric") EXPECT_NE(e["population"], "adult") << id;
+    const std::string want = expected["decision"];
+    if ((want == "mild" || want == "moderate" || want == "severe") && e["malnutrition_present"] == false) {
+      ++score.false_reassurance;
+    }
+    const std::string got = e.value("severity", std::string("?"));
+    if (got == want) {
+      ++score.right;
+    } else {
+      score.misses.push_back(id + " (" + n.value("family", std::string()) + "): expected " + want + ", got " + got);
+    }
+  }
+  std::printf("held-out notes: %d/%d decisions right (%.1f %%), %d false reassurance\n", score.right, score.total,
+              100.0 * score.right / score.total, score.false_reassurance);
+  for (const std::string& miss : score.misses) std::printf("  miss %s\n", miss.c_str());
+  EXPECT_GE(score.total, 12);
+  EXPECT_EQ(score.false_reassurance, 0);
+  // First run 15/16 (docs/clinical-validation.md); since then part of the regression run.
+  EXPECT_GE(100.0 * score.right / score.total, 95.0);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "apps/common/planner_support.h"
 #include "apps/extract/extract_prompts.h"
+#include "apps/extract/extract_plan_support.h"
 #include "apps/extract/medical_functions.h"
 #include "apps/extract/note_facts.h"
 #include "apps/extract/schema_fill.h"
@@ -31,83 +32,16 @@ constexpr double kCdcFromMonths = 24;  // WHO standards under 2 y, CDC 2000 from
 constexpr const char* kGlimSource = "GLIM criteria (Cederholm T, et al. Clin Nutr 2019;38:1-9)";
 
 using Observation = ToolObservation;
-
-struct Conversation {
-  std::map<std::string, Observation> known;  // call key → observation
-  int turns = 0;
-  int calls = 0;
-};
-
-std::string CallKey(const std::string& name, const Json& args) { return name + "|" + CanonicalJson(args); }
-
-Conversation ReadConversation(const std::vector<Message>& messages) {
-  Conversation conv;
-  std::map<std::string, std::string> key_of_id;
-  for (const Message& m : messages) {
-    if (m.role == Role::kAssistant && m.has_tool_calls()) {
-      bool ours = false;
-      for (const ToolCall& call : m.tool_calls) {
-        Result<Json> args = ParseJson(call.arguments.empty() ? "{}" : call.arguments);
-        key_of_id[call.id] = call.name + "|" + (args.ok() ? CanonicalJson(*args) : call.arguments);
-        if (call.id.rfind(kIdPrefix, 0) == 0) {
-          ours = true;
-          ++conv.calls;
-        }
-      }
-      if (ours) ++conv.turns;
-    } else if (m.role == Role::kTool) {
-      auto it = key_of_id.find(m.tool_call_id);
-      if (it == key_of_id.end()) continue;
-      conv.known[it->second] = ReadToolObservation(m.content);
-    }
-  }
-  return conv;
-}
-
-std::string Fmt(double value, int digits) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-  return buffer;
-}
-
-std::string Readable(std::string indicator) {
-  std::replace(indicator.begin(), indicator.end(), '_', '-');
-  if (indicator.rfind("bmi", 0) == 0) indicator = "BMI" + indicator.substr(3);
-  return indicator;
-}
-
-// A tool error without its prefix and the parameter schema it appends for a model.
-std::string ShortToolError(std::string error) {
-  if (const size_t at = error.find(" Parameters of "); at != std::string::npos) error.resize(at);
-  if (const size_t at = error.find(": "); at != std::string::npos && error.compare(0, at, "growth_zscore") == 0) {
-    error = error.substr(at + 2);
-  }
-  return error;
-}
-
-// A member that is an array, else an empty one (tool results are read, not trusted).
-const Json& ArrayField(const Json& object, const char* key) {
-  static const Json kEmpty = Json::array();
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_array() ? *it : kEmpty;
-}
-
-Json Call(const std::string& function, Json parameters) {
-  return Json{{"function_name", function}, {"parameters", std::move(parameters)}};
-}
-
-// The severity word of a band ("moderate malnutrition" → "moderate"), "" when none.
-std::string SeverityOf(const std::string& band) {
-  for (const char* word : {"severe", "moderate", "mild"}) {
-    if (band.find(word) != std::string::npos) return word;
-  }
-  return "";
-}
-
-int Rank(const std::string& severity) {
-  return severity == "severe" ? 3 : severity == "moderate" ? 2 : severity == "mild" ? 1 : 0;
-}
+using extract_plan::ArrayField;
+using extract_plan::Call;
+using extract_plan::CallKey;
+using extract_plan::Conversation;
+using extract_plan::Fmt;
+using extract_plan::Rank;
+using extract_plan::Readable;
+using extract_plan::ReadConversation;
+using extract_plan::SeverityOf;
+using extract_plan::ShortToolError;
 
 // ASPEN/AND 2014 (Becker et al., J Acad Nutr Diet 2014;114:1988-2000), Table 2, indicators when two or
 // more data points are available: weight loss (2-20 years) of 5 % / 7.5 % / 10 % of usual body weight is
@@ -174,7 +108,13 @@ class Planner {
     if (facts_.age_months) {
       notes_.push_back("age " + Fmt(*facts_.age_months, 1) + " months, read from \"" + facts_.age_quote + "\"");
     }
+    if (facts_.chronological_age_months && facts_.gestational_weeks) {
+      notes_.push_back("corrected age " + Fmt(*facts_.age_months, 1) + " months used for every age-based z-score: born at " +
+                       Fmt(*facts_.gestational_weeks, 1) + " weeks (\"" + facts_.gestation_quote + "\"), chronological age " +
+                       Fmt(*facts_.chronological_age_months, 1) + " months (AAP 2004: corrected to 24 months)");
+    }
     for (const std::string& problem : facts_.problems) notes_.push_back(problem);
+    for (const std::string& unusable : facts_.unusable) notes_.push_back(unusable);
     if (who == Population::kUnknown) {
       Undetermined("the note gives no age (nor a date of birth with a visit date, nor a word such as infant, "
                    "toddler or woman): child or adult criteria cannot be chosen, so nothing was graded");
@@ -256,7 +196,9 @@ class Planner {
     ComputeGrowth();
     Interpret();
     WeightLossAndIntake();
+    WeightGainUnderTwo();
     Grade();
+    RequireCompleteEvidence();
     if (!aspen_graded_ && aspen_.empty() && findings_.flags.empty()) {
       Undetermined("no indicator the ASPEN/AND criteria grade (weight-for-length, BMI-for-age, length/height-for-age, "
                    "weight loss, intake) could be established from the note");
@@ -464,6 +406,95 @@ class Planner {
     }
   }
 
+  // ASPEN/AND 2014 (Becker, Table 3), under 2 years with two dated weights: weight-gain velocity < 75 / 50 /
+  // 25 % of the norm is mild / moderate / severe, the norm being the WHO Child Growth Standards: Growth
+  // velocity based on weight, length and head circumference (WHO 2009). Those velocity tables are not in the
+  // project's data, so no percentage of the norm is computed. What is computable without them:
+  //   - a loss: every WHO median weight increment from birth to 24 months is above zero, so a loss is below
+  //     25 % of the norm whatever the norm's value: severe;
+  //   - a gain: the decline in weight-for-age z between the two dates (WHO 2006 weight-for-age, the tables
+  //     the project has), graded as ASPEN/AND's deceleration indicator (decline of 1 / 2 / 3 z mild /
+  //     moderate / severe; Becker Table 3 states it for weight-for-length/height z, weight-for-age is the
+  //     stand-in when only weights are dated). Said in the answer as such.
+  void WeightGainUnderTwo() {
+    if (!facts_.weight_kg || !facts_.age_months || *facts_.age_months >= kCdcFromMonths) return;
+    const WeightPoint* earlier = nullptr;
+    for (const WeightPoint& p : facts_.weight_history) {
+      if (p.at_birth || (!p.dated && !p.months_ago)) continue;
+      // The most recent earlier weight at least a month back (WHO 2009 velocity standards: 1-month weight
+      // increments are the shortest interval tabulated), else the most recent.
+      if (!earlier) earlier = &p;
+      else if (p.months_ago && earlier->months_ago) {
+        const bool p_ok = *p.months_ago >= 1, e_ok = *earlier->months_ago >= 1;
+        if ((p_ok && !e_ok) || (p_ok == e_ok && *p.months_ago < *earlier->months_ago)) earlier = &p;
+      }
+    }
+    if (!earlier) return;
+    const double now = *facts_.weight_kg;
+    const std::string period = earlier->months_ago ? " over " + Fmt(*earlier->months_ago, 1) + " months" : "";
+    if (now < earlier->kg) {
+      aspen_.push_back({"severe", "weight fell from " + Fmt(earlier->kg, 2) + " kg to " + Fmt(now, 2) + " kg" + period +
+                                      " under 2 years: weight-gain velocity below 25 % of the norm (any loss is: WHO 2009 "
+                                      "median increments are above zero to 24 months): severe malnutrition (ASPEN/AND 2014)"});
+      return;
+    }
+    const ZFinding* z_now = nullptr;
+    for (const ZFinding& z : findings_.zscores) {
+      if (z.indicator == "weight_for_age" && z.computed) z_now = &z;
+    }
+    if (!earlier->months_ago || !z_now || facts_.sex.empty() || *earlier->months_ago > *facts_.age_months) {
+      incomplete_.push_back("weight-gain velocity under 2 years could not be graded (the earlier weight's date or the "
+                            "current weight-for-age is missing)");
+      return;
+    }
+    const double then_age = *facts_.age_months - *earlier->months_ago;
+    Json p = {{"reference", "who"}, {"sex", facts_.sex}, {"indicator", "weight_for_age"},
+              {"age_months", std::round(then_age * 100) / 100}, {"value", earlier->kg}};
+    const Observation* obs = Lookup(kCallMedicalFunctionTool, Call("growth_zscore", std::move(p)));
+    if (!obs || !obs->ok || !obs->value.contains("z") || !obs->value["z"].is_number()) {
+      if (obs) incomplete_.push_back("the earlier weight's weight-for-age z could not be computed");
+      return;
+    }
+    const double decline = NumberOr(obs->value, "z", 0) - z_now->z;
+    const std::string severity = decline >= 3 ? "severe" : decline >= 2 ? "moderate" : decline >= 1 ? "mild" : "";
+    std::string line = "weight " + Fmt(earlier->kg, 2) + " kg to " + Fmt(now, 2) + " kg" + period +
+                       ": weight-for-age z fell by " + Fmt(std::max(0.0, decline), 2) +
+                       " (WHO 2006; ASPEN/AND 2014 deceleration: 1 / 2 / 3 z mild / moderate / severe, weight-for-age "
+                       "standing in for weight-for-length; the WHO velocity tables are not available, so velocity as a "
+                       "percentage of the norm was not computed)";
+    if (!severity.empty()) aspen_.push_back({severity, line + ": " + severity + " malnutrition"});
+    else findings_.indicators.push_back(line + ": no band met");
+  }
+
+  // "No malnutrition" only from a complete reading (issue 24): a number next to a measurement that could not be
+  // used, or a criterion that could not be evaluated, makes it indeterminate and says what to re-check.
+  void RequireCompleteEvidence() {
+    if (!findings_.assessable || findings_.severity != "none") return;
+    std::vector<std::string> why = facts_.unusable;
+    why.insert(why.end(), incomplete_.begin(), incomplete_.end());
+    if (facts_.weight_loss_unquantified) {
+      why.push_back("weight loss is mentioned without an amount or earlier weights (a criterion of both ASPEN/AND "
+                    "and GLIM): re-check the weights");
+    }
+    if (findings_.population == "pediatric") {
+      bool weight_based = !aspen_.empty();
+      for (const ZFinding& z : findings_.zscores) {
+        if (z.indicator == "weight_for_length" || z.indicator == "weight_for_height" ||
+            (z.indicator == "bmi_for_age" && !facts_.AgeSurelyUnder(kCdcFromMonths))) {
+          weight_based = true;
+        }
+      }
+      if (!weight_based && !facts_.weight_loss_percent && !facts_.intake_percent) {
+        why.push_back("no weight-based indicator (weight-for-length under 2 years, BMI-for-age from 2 years) could be "
+                      "established: re-check the weight and length or height");
+      }
+    }
+    if (why.empty()) return;
+    std::string joined;
+    for (const std::string& w : why) joined += (joined.empty() ? "" : "; ") + w;
+    Undetermined("no malnutrition band was met, but the reading is incomplete: " + joined);
+  }
+
   void Grade() {
     std::string worst = "none";
     const bool under_two = facts_.AgeSurelyUnder(kCdcFromMonths);
@@ -586,6 +617,14 @@ class Planner {
                    "criteria cannot be applied");
       return;
     }
+    // A phenotypic criterion without an etiologic one read is not "not met": the note may simply not say
+    // (GLIM needs one of each; an abbreviation or a share of meals the reader missed must not reassure).
+    if (!findings_.phenotypic.empty() && findings_.etiologic.empty()) {
+      Undetermined("etiologic criterion not established: a GLIM phenotypic criterion is met (" + findings_.phenotypic[0] +
+                   ") but neither reduced intake nor a disease with inflammation was read from the note; re-check "
+                   "intake and diagnoses");
+      return;
+    }
     // With the age unknown, a decision that the 70-year cut-offs would change is not made.
     if (!age_known && findings_.bmi && !findings_.etiologic.empty()) {
       const double bmi = *findings_.bmi;
@@ -597,10 +636,7 @@ class Planner {
         notes_.push_back("the GLIM stage depends on the age (stage 2 at 70 years or older), which is not given");
       }
     }
-    return;
-    for (const std::string& p : findings_.phenotypic) findings_.indicators.push_back("phenotypic: " + p);
-    for (const std::string& e : findings_.etiologic) findings_.indicators.push_back("etiologic: " + e);
-    findings_.sources.push_back(kGlimSource);
+    RequireCompleteEvidence();
   }
 
   void Summarise() {
@@ -640,6 +676,11 @@ class Planner {
       for (const std::string& i : findings_.indicators) parts += (parts.empty() ? "" : "; ") + i;
       s += parts.empty() ? "no criterion found in the note." : parts + ".";
     }
+    if (facts_.chronological_age_months && facts_.gestational_weeks) {
+      s += " Ages are corrected for prematurity: corrected age " + Fmt(*facts_.age_months, 1) + " months (born at " +
+           Fmt(*facts_.gestational_weeks, 1) + " weeks; chronological " + Fmt(*facts_.chronological_age_months, 1) +
+           " months).";
+    }
     if (!task_.label.empty()) s += " Label given: " + task_.label + ".";
     findings_.summary = s;
   }
@@ -668,6 +709,7 @@ class Planner {
   std::vector<std::pair<std::string, std::string>> aspen_;  // (severity, sentence) from weight loss and intake
   bool aspen_graded_ = false;  // some z-score was graded by ASPEN/AND (a band or none)
   std::string decided_by_;     // the finding that set the severity, for the summary's headline
+  std::vector<std::string> incomplete_;  // criteria that could not be evaluated, for RequireCompleteEvidence
   std::vector<std::string> notes_;
 };
 
@@ -676,7 +718,7 @@ class ExtractionRulesPlanner : public ChatModel {
   explicit ExtractionRulesPlanner(ExtractionTask task) : task_(std::move(task)), facts_(ReadNoteFacts(task_.note)) {}
 
   Result<ModelResponse> Complete(const ModelRequest& request, const ModelCallContext&) override {
-    const Conversation conv = ReadConversation(request.messages);
+    const Conversation conv = ReadConversation(request.messages, kIdPrefix);
     std::vector<std::string> tools;
     for (const ToolSpec& spec : request.tools) tools.push_back(spec.name);
     Planner planner(task_, facts_, conv, tools);

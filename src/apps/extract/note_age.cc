@@ -43,7 +43,7 @@ double ToMonths(double n, const std::string& unit) {
 // The words just before `position` (at most 12 characters) say the number is
 // a duration or a past age, not the patient's age now.
 bool DurationOrPastBefore(const std::string& t, size_t position) {
-  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional)\s?$)");
+  static const std::regex kBefore(R"((?:\bfor|\bover|\bpast|\blast|\bsince|\bin|\bwithin|\bduring|\bat|\bfrom|\bafter|\bbefore|\bat age|\bgestational|\bcorrected|\bbone|\bpost-?menstrual|\bpost-?conceptional|\bex-?|\bga:?|\bborn at|\bpma|\bcga|\bformer)\s?$)");
   const size_t from = position >= 18 ? position - 18 : 0;
   return std::regex_search(t.substr(from, position - from), kBefore);
 }
@@ -73,6 +73,19 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
   // "4 yo", "4yo", "70 y/o", "4 y.o.", "4 yr-old".
   static const std::regex kYo("\\b" + num + "\\s?(?:yo|y\\.o\\.?|y/o|yr-old|yrs-old)(?![a-z])");
   Collect(t, kYo, found, [](const std::smatch& m) { return Num(m[1]) * 12; });
+  // "63M with …", "45 F, admitted …", "Pt is a 72 M.": an adult's age in years with the sex letter glued or
+  // next to it, no unit. Two or three digits, at the start of a line or after "a"/"pt"/"patient"/":", and
+  // followed by the rest of the sentence; never a distance ("50 m walk").
+  static const std::regex kAgeSex(
+      R"((?:^|\n|\b(?:a|an|pt|patient)\s|:\s?)(\d{2,3})\s?(m|f)\b(?=\s?(?:with|w/|,|\.|;|presents|presenting|admitted|who|here|seen|pmh|hx|s/p|on|in|c/o|\(|$)))");
+  Collect(t, kAgeSex, found, [](const std::smatch& m) {
+    const double years = Num(m[1]);
+    // A plausibility bound for this terse form, not a clinical cut-off: younger children are written with a unit.
+    return years >= 10 && years <= 110 ? years * 12 : std::nan("");
+  });
+  // "14 m/o", "14 mo old", "9 mos old": months.
+  static const std::regex kMo("\\b" + num + "\\s?(?:m/o|mo/o|mos?\\.?\\s?old)(?![a-z])");
+  Collect(t, kMo, found, [](const std::smatch& m) { return Num(m[1]); });
   // "aged 4", "age: 9 months", "age 2 years" (years when no unit); not "gestational age".
   static const std::regex kAged("\\bage(?:d)?\\s?(?::|=|of|is)?\\s?" + num + "\\s?" + kAnyUnit + "?(?![a-z0-9])");
   Collect(t, kAged, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2].matched ? m[2].str() : ""); });
@@ -89,6 +102,9 @@ std::vector<AgeCandidate> StatedAges(const std::string& t) {
                               kAnyUnit + "?(?:\\s?old)?(?![a-z0-9])" +
                               "(?!\\s?(?:kg|kilo|g\\b|cm|mm|m\\b|ft|feet|foot|in\\b|inch|lb|pound|%|percent|mg|ml))");
   Collect(t, kIs, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2].matched ? m[2].str() : ""); });
+  // "now 5 months (chronological)", "now 14 mo": the age today, said after a birth history.
+  static const std::regex kNow("\\b(?:now|currently)\\s?(?:aged?\\s?)?" + num + "\\s?" + kAnyUnit + "(?![a-z])(?!\\s?(?:ago|later|corrected))");
+  Collect(t, kNow, found, [](const std::smatch& m) { return ToMonths(Num(m[1]), m[2]); });
   // "9 mo", "9 mos" right after a comma or at the start of a line ("Infant boy. 9 mo."): an age only
   // with a sex or child word within the same line, caught above; left out here on purpose.
   return found;
@@ -121,9 +137,10 @@ struct DateReading {
   bool ambiguous = false;
 };
 
-DateReading ParseDate(const std::string& text) {
+// `order`: 'm' (m/d/y) or 'd' (d/m/y) when a neighbouring date fixes it, 0 otherwise.
+DateReading ParseDate(const std::string& text, char order = 0) {
   static const std::regex kIso(R"(^(\d{4})-(\d{1,2})-(\d{1,2})$)");
-  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(\d{4})$)");
+  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$)");
   static const std::regex kDayMonth(R"(^(\d{1,2}) ([a-z]{3,9})\.? (\d{4})$)");
   static const std::regex kMonthDay(R"(^([a-z]{3,9})\.? (\d{1,2}),? (\d{4})$)");
   std::smatch m;
@@ -131,10 +148,15 @@ DateReading ParseDate(const std::string& text) {
   if (std::regex_match(text, m, kIso)) {
     out.date = MakeDate(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]));
   } else if (std::regex_match(text, m, kSlash)) {
-    const int a = std::stoi(m[1]), b = std::stoi(m[2]), y = std::stoi(m[3]);
+    const int a = std::stoi(m[1]), b = std::stoi(m[2]);
+    int y = std::stoi(m[3]);
+    // Two-digit years as POSIX strptime's %y reads them: 69-99 are 1969-1999, 00-68 are 2000-2068.
+    if (m[3].length() == 2) y += y >= 69 ? 1900 : 2000;
     if (a > 12 && b <= 12) out.date = MakeDate(y, b, a);
     else if (b > 12 && a <= 12) out.date = MakeDate(y, a, b);
     else if (a == b) out.date = MakeDate(y, a, b);
+    else if (order == 'm') out.date = MakeDate(y, a, b);
+    else if (order == 'd') out.date = MakeDate(y, b, a);
     else out.ambiguous = true;
   } else if (std::regex_match(text, m, kDayMonth)) {
     if (int month = MonthNumber(m[2]); month) out.date = MakeDate(std::stoi(m[3]), month, std::stoi(m[1]));
@@ -145,7 +167,22 @@ DateReading ParseDate(const std::string& text) {
 }
 
 constexpr const char* kDate =
-    R"((\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2} [a-z]{3,9}\.? \d{4}|[a-z]{3,9}\.? \d{1,2},? \d{4}))";
+    R"((\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|\d{1,2} [a-z]{3,9}\.? \d{4}|[a-z]{3,9}\.? \d{1,2},? \d{4}))";
+
+// The order two slash dates share, when one of them has a part above 12 and they do not disagree.
+char SlashOrderOf(const std::string& a, const std::string& b) {
+  static const std::regex kSlash(R"(^(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})$)");
+  bool month_first = false, day_first = false;
+  for (const std::string* text : {&a, &b}) {
+    std::smatch m;
+    if (!std::regex_match(*text, m, kSlash)) continue;
+    const int x = std::stoi(m[1]), y = std::stoi(m[2]);
+    if (x > 12 && y <= 12) day_first = true;
+    if (y > 12 && x <= 12) month_first = true;
+  }
+  if (month_first == day_first) return 0;
+  return month_first ? 'm' : 'd';
+}
 
 struct DatedAge {
   std::optional<double> months;
@@ -156,7 +193,7 @@ struct DatedAge {
 DatedAge AgeFromDates(const std::string& t, NoteFacts& f) {
   static const std::regex kBirth(std::string(R"(\b(?:dob|d\.o\.b\.?|date of birth|birth ?date|born(?: on)?)\s?:?\s?)") + kDate);
   static const std::regex kVisit(
-      std::string(R"(\b(?:date of (?:visit|service|encounter|exam(?:ination)?|assessment)|(?:visit|encounter|exam|clinic|assessment)(?: date)?|seen(?: on)?|today(?:'s date)?(?: is)?|date)\s?:?\s?)") +
+      std::string(R"(\b(?:date of (?:visit|service|encounter|exam(?:ination)?|assessment)|dos|(?:visit|encounter|exam|clinic|assessment)(?: date)?|seen(?: on)?|today(?:'s date)?(?: is)?|date)\s?:?\s?)") +
       kDate);
   DatedAge out;
   const std::smatch birth = First(t, kBirth);
@@ -172,8 +209,10 @@ DatedAge AgeFromDates(const std::string& t, NoteFacts& f) {
     f.problems.push_back("a date of birth is given but no visit date: the age was not computed from it");
     return out;
   }
-  const DateReading b = ParseDate(birth[1]);
-  const DateReading v = ParseDate(visit[1]);
+  // A neighbour fixes the format: "DOB 10/23/2024" (a day above 12) makes "seen 03/05/2026" m/d/y too.
+  const char order = SlashOrderOf(birth[1], visit[1]);
+  const DateReading b = ParseDate(birth[1], order);
+  const DateReading v = ParseDate(visit[1], order);
   if (b.ambiguous || v.ambiguous) {
     f.problems.push_back("a date written d/m/y or m/d/y cannot be read safely (\"" +
                          std::string(b.ambiguous ? birth[1] : visit[1]) + "\"): write it as YYYY-MM-DD");
@@ -244,7 +283,7 @@ void ReadAgeWord(const std::string& t, NoteFacts& f) {
   f.age_max_months = chosen->max_months;
 }
 
-void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
+void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age, const std::string& age_quote) {
   // Nouns first: a pronoun may be the mother's ("a 9-month-old boy ... her mother").
   static const std::regex kFemaleNoun(R"(\b(?:girl|female|woman|lady|daughter|mrs|ms|miss)\b)");
   static const std::regex kMaleNoun(R"(\b(?:boy|male|man|gentleman|son|mr)\b)");
@@ -260,6 +299,12 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
     return;
   }
   std::smatch letter;
+  // "14 mo F" (the letter after a unit) or "63M" (glued to a two- or three-digit age; not "3y2m").
+  static const std::regex kLetterEnd(R"((?:(?:months?|mos?|mo|weeks?|wks?|days?|years?|yrs?|y|yo)\s?,?\s?|(?:^|[\s:])\d{2,3}\s?)(m|f)$)");
+  if (!age_quote.empty() && std::regex_search(age_quote, letter, kLetterEnd)) {
+    f.sex = letter[1] == "f" ? "female" : "male";
+    return;
+  }
   if (!after_age.empty() && std::regex_search(after_age, letter, kLetter)) {
     f.sex = letter[1] == "f" ? "female" : "male";
     return;
@@ -278,6 +323,46 @@ void ReadSex(const std::string& t, NoteFacts& f, const std::string& after_age) {
   male = First(t, kMalePronoun);
   if (!female.empty() && (male.empty() || female.position() < male.position())) f.sex = "female";
   else if (!male.empty()) f.sex = "male";
+}
+
+// Gestational age at birth as clinicians write it: "ex-28 weeker", "ex 30 wk", "born at 32 weeks", "born
+// @ 29+3 wks", "GA 28 wks", "gestational age of 31 weeks", "27-week preemie". Weeks (days as a fraction).
+std::optional<double> GestationalWeeks(const std::string& t, std::string& quote) {
+  static const std::regex kGestation(
+      R"(\b(?:(?:ex-?|former)\s?(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?|born (?:at|@) (\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(?:ga|gestational age)(?: at birth)?\s?(?:of|:|=|was)?\s?(\d{2})(?:\+(\d)|\s(\d)/7)?\s?(?:weeks?|wks?|w)|(\d{2})(?:\+(\d))?\s?-?\s?(?:weeks?|wks?|w)(?:ers?)?(?: gestation| ga| preemie| premature| preterm))\b)");
+  std::smatch m;
+  if (!std::regex_search(t, m, kGestation)) return std::nullopt;
+  for (int g : {1, 3, 6, 9}) {
+    if (!m[g].matched) continue;
+    double weeks = Num(m[g]);
+    for (int d = g + 1; d <= g + 2 && d <= 10; ++d) {
+      if (m[d].matched) weeks += Num(m[d]) / 7;
+    }
+    // Not a gestation outside 22-44 weeks: the perinatal period begins at 22 completed weeks (WHO, ICD-10
+    // definitions) and post-term births are rarely past 44.
+    if (weeks < 22 || weeks > 44) return std::nullopt;
+    quote = m.str();
+    return weeks;
+  }
+  return std::nullopt;
+}
+
+// Corrected age (American Academy of Pediatrics, Engle WA. Age terminology during the perinatal period.
+// Pediatrics 2004;114:1362-4): chronological age minus the weeks born before 40. Used for infants born
+// before 37 weeks (WHO's definition of preterm) up to 24 months of chronological age, the span over which
+// growth is plotted at corrected age (data/guidelines/who-growth-zscore-cutoffs.md, "Practical notes";
+// CDC, "Use and interpretation of the WHO and CDC growth charts", 2010).
+void CorrectForPrematurity(const std::string& t, NoteFacts& f) {
+  constexpr double kTermWeeks = 40, kPretermBelowWeeks = 37, kCorrectUntilMonths = 24;
+  std::string quote;
+  const std::optional<double> weeks = GestationalWeeks(t, quote);
+  if (!weeks) return;
+  f.gestational_weeks = weeks;
+  f.gestation_quote = quote;
+  if (!f.age_months || *weeks >= kPretermBelowWeeks || *f.age_months >= kCorrectUntilMonths) return;
+  const double corrected = *f.age_months - (kTermWeeks - *weeks) * 7 / kDaysPerMonth;
+  f.chronological_age_months = f.age_months;
+  f.age_months = std::max(0.0, corrected);
 }
 
 }  // namespace
@@ -316,8 +401,9 @@ void ReadAgeAndSex(const std::string& t, NoteFacts& f) {
     f.age_months = dated.months;
     f.age_quote = dated.quote;
   }
+  CorrectForPrematurity(t, f);
   ReadAgeWord(t, f);
-  ReadSex(t, f, after_age);
+  ReadSex(t, f, after_age, first ? first->quote : std::string());
 }
 
 }  // namespace medreact::note_text

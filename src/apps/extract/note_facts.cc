@@ -98,14 +98,14 @@ namespace {
 
 using note_text::First;
 using note_text::Fold;
+using note_text::kCmPerIn;
+using note_text::kKgPerLb;
+using note_text::kKgPerOz;
 using note_text::kDaysPerMonth;
 using note_text::kNum;
 using note_text::Num;
 using note_text::SentenceAround;
 
-constexpr double kKgPerLb = 0.45359237;  // exact, by definition (international pound, 1959)
-constexpr double kKgPerOz = kKgPerLb / 16;
-constexpr double kCmPerIn = 2.54;        // exact, by definition
 
 // --- indicators named in the text ---------------------------------------------------
 
@@ -134,6 +134,10 @@ const IndicatorWord kIndicatorWords[] = {
     {"\\b(?:haz|hfa)\\b", "height_for_age"},
     {"\\b(?:waz|wfa)\\b", "weight_for_age"},
     {"\\b(?:hcz|ofc)\\b", "head_circumference_for_age"},
+    {"\\b(?:hc|head circ)\\b", "head_circumference_for_age"},
+    {"\\b(?:wt|weighs|weighing)\\b", "weight_for_age"},
+    {"\\b(?:ht|hgt)\\b", "height_for_age"},
+    {"\\b(?:l|lgth)\\b", "length_for_age"},
     {"\\bbmi\\b", "bmi_for_age"},
     {"body mass index", "bmi_for_age"},
     {"\\blength\\b", "length_for_age"},
@@ -183,17 +187,16 @@ std::string IndicatorFor(const std::string& text, size_t begin, size_t end) {
       after = indicator;
     }
   }
+  // "3rd percentile for weight", "(10th %ile for BMI)": the phrase right after says which.
+  static const std::regex kForAfter(R"(^\s?\)?\s?(?:for|of)\s?(?:the\s?)?(?:age\s?)?)");
+  if (!after.empty() && best_after != std::string::npos && best_after >= end) {
+    const std::string between = text.substr(end, best_after - end);
+    if (std::regex_search(between, kForAfter) && between.size() <= 12) return after;
+  }
   return !before.empty() ? before : after;
 }
 
 // --- quantities and their context -------------------------------------------------------
-
-struct Quantity {
-  size_t begin = 0;
-  size_t end = 0;
-  double value = 0;  // kg or cm
-  std::string text;
-};
 
 // The words a quantity reads in: before it, from the start of its sentence,
 // the end of the previous quantity or the last ',' or ';' (whichever is
@@ -222,6 +225,10 @@ Context ContextOf(const std::string& t, const std::vector<Q>& all, size_t i) {
   return {t.substr(from, all[i].begin - from), after};
 }
 
+}  // namespace
+
+namespace note_text {
+
 std::vector<Quantity> Weights(const std::string& t) {
   // kg, g, lb (with oz), never a rate or a ratio ("mg/kg", "kg/m2", "g/dl": a '/' follows or precedes).
   static const std::regex kWeight(std::string("\\b") + kNum +
@@ -232,6 +239,7 @@ std::vector<Quantity> Weights(const std::string& t) {
     const std::smatch& m = *it;
     const size_t b = static_cast<size_t>(m.position());
     if (b > 0 && t[b - 1] == '/') continue;
+    if (b > 1 && t[b - 1] == ',' && std::isdigit(static_cast<unsigned char>(t[b - 2]))) continue;  // "15,2 kg": not 2 kg
     const std::string unit = m[2];
     double kg = Num(m[1]);
     if (unit[0] == 'k') {
@@ -254,6 +262,8 @@ std::vector<Quantity> Lengths(const std::string& t) {
   std::vector<Quantity> out;
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kLength); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
+    const size_t at = static_cast<size_t>(m.position());
+    if (at > 1 && t[at - 1] == ',' && std::isdigit(static_cast<unsigned char>(t[at - 2]))) continue;  // "96,5 cm"
     const std::string unit = m[2];
     double cm = Num(m[1]);
     if (unit.rfind("mm", 0) == 0 || unit.rfind("milli", 0) == 0) cm /= 10;
@@ -304,7 +314,18 @@ const std::regex& PastWords() {
   return kPast;
 }
 
-void ReadWeights(const std::string& t, NoteFacts& f) {
+}  // namespace note_text
+
+namespace {
+
+using note_text::MonthsAgo;
+using note_text::PastWords;
+using note_text::Quantity;
+using note_text::Search;
+using note_text::Weights;
+using note_text::Lengths;
+
+void ReadWeights(const std::string& t, NoteFacts& f, const std::vector<size_t>& dated) {
   const std::vector<Quantity> all = Weights(t);
   static const std::regex kDelta(R"((?:\blost|\bloss of|\blosing|\bdown|\bgained|\bgain of|\bgaining|\bdrop of|\bdecrease of|\bdecreased by|\breduction of|\bup)\s?(?:about |approximately |around |~|nearly |almost |over )?$)");
   static const std::regex kNotABodyWeight(R"(^\s?(?:of |per |a day|daily|/|protein|fat|fibre|fiber|carbohydrate|sugar|salt|sodium|tablet|dose))");
@@ -316,6 +337,7 @@ void ReadWeights(const std::string& t, NoteFacts& f) {
   bool from_pending = false;
   for (size_t i = 0; i < all.size(); ++i) {
     const Quantity& q = all[i];
+    if (std::find(dated.begin(), dated.end(), q.begin) != dated.end()) continue;  // placed by its date
     const Context c = ContextOf(t, all, i);
     if (std::regex_search(c.after, kNotABodyWeight)) continue;
     if (std::regex_search(c.before, kOtherPerson)) continue;
@@ -326,7 +348,11 @@ void ReadWeights(const std::string& t, NoteFacts& f) {
     const std::string words = c.before + " " + c.after;
     if (std::regex_search(c.before, kFrom)) {
       // "from 74 kg to 64 kg": the first is the baseline.
-      WeightPoint p{q.value, MonthsAgo(words), false, true, q.text};
+      WeightPoint p;
+      p.kg = q.value;
+      p.months_ago = MonthsAgo(words);
+      p.usual = true;
+      p.quote = q.text;
       f.weight_history.push_back(p);
       from_pending = true;
       continue;
@@ -361,7 +387,7 @@ void ReadStature(const std::string& t, NoteFacts& f) {
   // or right after it ("94 cm tall", "70 cm long"); an unlabelled "3 cm" is a lesion, not a child.
   static const std::regex kHeadLabel(R"(\b(?:head circumference|head circ|hc|ofc|occipito-?frontal)\b)");
   static const std::regex kOtherLabel(R"(\b(?:muac|mid-?upper arm|arm circumference|waist|hip|chest|abdominal|girth|lesion|mass|nodule|tumou?r|wound|cyst|incision|diameter|size|laceration|skinfold|triceps)\b)");
-  static const std::regex kLengthLabel(R"(\b(?:length|lgth|recumbent|crown-heel|long)\b)");
+  static const std::regex kLengthLabel(R"(\b(?:length|lgth|l|recumbent|crown-heel|long)\b)");
   static const std::regex kHeightLabel(R"(\b(?:height|ht|stature|standing|tall)\b)");
   static const std::regex kMeasures(R"(\b(?:measures|measured|measuring)\b)");
   static const std::regex kTallAfter(R"(^\s?(?:tall|long|in (?:height|length))\b)");
@@ -378,7 +404,17 @@ void ReadStature(const std::string& t, NoteFacts& f) {
     const bool length = std::regex_search(near, kLengthLabel);
     const bool height = std::regex_search(near, kHeightLabel);
     const bool after = std::regex_search(c.after, kTallAfter);
-    if (!length && !height && !after && !std::regex_search(near, kMeasures)) continue;
+    if (!length && !height && !after && !std::regex_search(near, kMeasures)) {
+      // "Wt 14 kg, 96 cm": a body-sized length with no label, next to a weight, is a stature the note does not
+      // name; it is not used, and that is said (issue 24: a value without a label makes "none" unsafe).
+      static const std::regex kWeightJustBefore(R"((?:kg|kgs|g|lbs?|pounds?|oz)\s?[,;/]?\s?(?:and\s)?$)");
+      const std::string raw = t.substr(q.begin >= 12 ? q.begin - 12 : 0, std::min<size_t>(q.begin, 12));
+      // 40-200 cm: a reading bound (an infant's length to an adult's height), not a clinical cut-off.
+      if (q.value >= 40 && q.value <= 200 && std::regex_search(raw, kWeightJustBefore)) {
+        f.unusable.push_back(q.text + " has no label (length or height?): re-check which measurement it is");
+      }
+      continue;
+    }
     if (std::regex_search(near + " " + c.after, PastWords())) continue;  // "height at the last visit 92 cm"
     if (f.height_cm) continue;
     f.height_cm = q.value;
@@ -410,7 +446,7 @@ void ReadWeightLoss(const std::string& t, NoteFacts& f) {
   }
   if (!baseline && f.weight_kg) {
     for (const WeightPoint& p : f.weight_history) {
-      if (p.at_birth || !p.months_ago) continue;
+      if (p.at_birth || (!p.months_ago && !p.dated)) continue;  // a dated point of unknown distance still counts
       if (!baseline || p.kg > baseline->kg) baseline = &p;
     }
   }
@@ -443,32 +479,6 @@ void ReadWeightLoss(const std::string& t, NoteFacts& f) {
       const char u = std::string(m[2])[0];
       f.weight_loss_months = u == 'w' ? n * 7 / kDaysPerMonth : u == 'y' ? n * 12 : n;
     }
-  }
-}
-
-void ReadIntakeAndInflammation(const std::string& t, NoteFacts& f) {
-  static const std::regex kIntake(
-      std::string(R"((?:less than |under |about |approximately |only |< ?)?)") + kNum +
-      R"(\s?% of (?:her |his |their )?(?:estimated |usual |recommended )?(?:energy |caloric |calorie |nutritional |protein )?(?:needs|requirements?|intake))");
-  if (std::smatch m = First(t, kIntake); !m.empty()) {
-    f.intake_percent = Num(m[1]);
-    f.intake_quote = m[0];
-    static const std::regex kFor(std::string(R"(\bfor (?:the )?(?:past |last )?)") + kNum + R"( (week|month|day)s?)");
-    const std::string tail = t.substr(static_cast<size_t>(m.position()));
-    if (std::smatch d = First(tail, kFor); !d.empty()) {
-      const std::string unit = d[2];
-      const double n = Num(d[1]);
-      f.intake_weeks = unit == "week" ? n : unit == "month" ? n * kDaysPerMonth / 7 : n / 7;
-    }
-  }
-  // GLIM (Cederholm 2019) etiologic criterion: disease burden/inflammation, acute
-  // (major infection, burns, trauma) or chronic (cancer, COPD, heart failure, CKD,
-  // inflammatory bowel disease, rheumatoid arthritis).
-  static const std::regex kInflammation(
-      R"(\b(sepsis|pneumonia|major infection|burns?|trauma|cancer|malignan\w{0,10}|carcinoma|copd|heart failure|chronic kidney disease|crohn'?s|ulcerative colitis|rheumatoid arthritis|c-reactive protein|crp)\b)");
-  if (std::smatch m = First(t, kInflammation); !m.empty()) {
-    f.inflammation = true;
-    f.inflammation_quote = m[0];
   }
 }
 
@@ -557,11 +567,14 @@ NoteFacts ReadNoteFacts(std::string_view note) {
   const std::string t = Fold(note);
   NoteFacts f;
   note_text::ReadAgeAndSex(t, f);
-  ReadWeights(t, f);
+  const std::vector<size_t> dated = note_text::ReadDatedWeights(t, f);
+  ReadWeights(t, f, dated);
   ReadStature(t, f);
   ReadWeightLoss(t, f);
-  ReadIntakeAndInflammation(t, f);
+  note_text::ReadIntakeAndDisease(t, f);
   ReadScores(t, f);
+  note_text::ReadUnusableNumbers(t, f);
+  note_text::ReadUnquantifiedWeightLoss(t, f);
   return f;
 }
 

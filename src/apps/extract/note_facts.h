@@ -6,7 +6,10 @@
 // percentiles and z-scores with the indicator they belong to.
 //
 // This is pattern matching, not understanding: English only, one patient per
-// note, the first current value of each kind wins. What it will not do:
+// note, the first current value of each kind wins, except weights with dates,
+// which are ordered by date (the latest is current; note_history.cc). Ages of
+// infants born before 37 weeks are corrected to 24 months (note_age.cc);
+// intake and disease phrases are read in note_criteria.cc. What it will not do:
 //   - guess an age. When no age is written (and no date of birth with a visit
 //     date), age_months stays empty; words like "infant" or "toddler" give
 //     an age band (age_min_months/age_max_months) and the population, never
@@ -15,7 +18,8 @@
 //   - take a historical value for a current one. A weight whose clause says
 //     when it was taken in the past ("6 months ago", "at the last visit",
 //     "usual", "at birth") is a WeightPoint in weight_history.
-//   - take a number without its unit. "Wt 12" is not read.
+//   - take a number without its unit. "Wt 12" is not read, and is listed in
+//     `unusable` (so the planner never answers "no malnutrition" over it).
 // The numbers in patterns are bounded ({1,5} digits), so a hostile 4 MiB
 // note cannot drive std::regex's recursive matcher deep. Pure function;
 // thread-safe.
@@ -42,6 +46,7 @@ struct WeightPoint {
   std::optional<double> months_ago;  // when the note says; 0 < months_ago
   bool at_birth = false;             // a birth weight: never a baseline for weight loss
   bool usual = false;                // "usual", "baseline", "premorbid", "previous" (no date)
+  bool dated = false;                // placed by a date, a month or a visit age ("in May", "at the 12-month visit")
   std::string quote;
 };
 
@@ -58,6 +63,12 @@ struct NoteFacts {
   std::optional<double> age_min_months;   // a band from a word ("infant": 0-12), when no age
   std::optional<double> age_max_months;
   std::string age_word;                   // "infant", "toddler", "woman", ...
+  // Born before 37 weeks and under 24 months: age_months is the corrected
+  // age (chronological minus the weeks born before 40), the chronological
+  // age is kept here, and gestational_weeks says how early.
+  std::optional<double> gestational_weeks;
+  std::optional<double> chronological_age_months;
+  std::string gestation_quote;            // "ex-28 weeker", "born at 30 weeks", "ga 29 wks"
   std::string sex;                        // "male", "female" or ""
   std::optional<double> weight_kg;        // current weight (g, lb and oz converted)
   std::optional<double> height_cm;        // current height or length (m, mm, in, ft converted)
@@ -74,10 +85,19 @@ struct NoteFacts {
   std::string intake_quote;                   // the words matched ("less than 50% of his usual intake")
   std::optional<double> intake_weeks;         // how long intake has been low
   bool inflammation = false;              // acute or chronic disease with inflammation named
-  std::string inflammation_quote;
+  std::string inflammation_quote;         // "acute: pna", "chronic: squamous cell carcinoma", ...
   std::vector<StatedScore> percentiles;
   std::vector<StatedScore> zscores;
   std::vector<std::string> problems;      // what could not be read safely, one sentence each
+  // Numbers next to a measurement that could not be used (an unknown or
+  // misspelt unit, a value without its unit or label, a date that could not
+  // be placed), one sentence each naming what to re-check. A reading with
+  // one of these is incomplete: it never gives "no malnutrition".
+  std::vector<std::string> unusable;
+  // Weight loss named without an amount or weights to compute it from ("has
+  // lost weight", "ongoing weight loss"), not negated: a criterion the
+  // reading could not evaluate.
+  bool weight_loss_unquantified = false;
 
   // Pediatric: under 18 years (ASPEN/AND's range; GLIM applies from 18), or a
   // child word whose band ends by 18 and no age. Adult: 18 years or more, or
