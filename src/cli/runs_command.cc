@@ -90,7 +90,7 @@ struct ListFlags {
 };
 
 int RunList(const ListFlags& flags) {
-  Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
+  Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store, /*fsync=*/false, /*read_only=*/true);
   if (!store.ok()) return Fail(store.status().message());
   Result<std::vector<RunRecord>> runs =
       (*store)->List({.app = flags.app, .status = flags.status, .limit = flags.limit});
@@ -132,7 +132,7 @@ struct ShowFlags {
 };
 
 int RunShow(const ShowFlags& flags) {
-  Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
+  Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store, /*fsync=*/false, /*read_only=*/true);
   if (!store.ok()) return Fail(store.status().message());
   service::RunService runs(*store);
   if (flags.events) {  // the lines as --events wrote them (model_delta left out)

@@ -54,12 +54,12 @@ Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,
   return std::shared_ptr<RunStore>();
 }
 
-Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool fsync) {
+Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& flag, bool fsync, bool read_only) {
   bool named = false;
   Result<std::string> path = StorePath(flag, &named);
   if (!path.ok()) return WithFlagNames(path.status());
   Result<std::unique_ptr<RunStore>> store =
-      RunStore::Open(*path, {.sync_full = fsync, .create_if_missing = false});
+      RunStore::Open(*path, {.sync_full = fsync, .create_if_missing = false, .read_only = read_only});
   if (!store.ok()) return WithFlagNames(store.status());
   return std::shared_ptr<RunStore>(std::move(*store));
 }

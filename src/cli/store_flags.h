@@ -41,7 +41,9 @@ Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,
                                                   const std::function<void(const std::string&)>& warn);
 // The store the `runs` commands read: --store, MEDREACT_STORE or the
 // default; never created (NotFound naming the path when missing).
-Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& path, bool fsync = false);
+// `read_only`: opened read-only (runs list, runs show: nothing written, a
+// store on read-only media read as it stands; RunStoreOptions::read_only).
+Result<std::shared_ptr<RunStore>> OpenStoreToRead(const std::string& path, bool fsync = false, bool read_only = false);
 
 // The model as the store keeps it: URL (UrlForStore: no user:password@, no
 // query or fragment, where a key may hide), name,

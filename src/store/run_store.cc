@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -35,6 +37,26 @@ namespace medreact {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A URI for SQLite naming `path` (percent-escaped) with `query`.
+std::string FileUri(const std::string& path, const std::string& query) {
+  std::string uri = "file:";
+  for (unsigned char c : fs::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      uri += hex;
+    }
+  }
+  return uri + "?" + query;
+}
+
+bool FolderWritable(const std::string& path) {
+  const fs::path parent = fs::absolute(path).parent_path();
+  return ::access(parent.c_str(), W_OK) == 0;
+}
 
 }  // namespace
 
@@ -114,6 +136,7 @@ void RunStore::Unhold(const std::string& run_id) {
 
 Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunStoreOptions options) {
   if (path.empty()) return Status::InvalidArgument("the run store needs a file path");
+  if (options.read_only) return OpenToRead(path, options);
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {
@@ -147,18 +170,106 @@ Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunSto
     return db->Error("opening");
   }
   sqlite3_busy_timeout(db->db, static_cast<int>(std::min<int64_t>(options.busy_timeout.count(), INT32_MAX)));
-  {
-    Stmt wal(db->db, "PRAGMA journal_mode = WAL");
-    if (!wal.ok() || wal.Step() != SQLITE_ROW) return db->Error("setting the journal mode");
+  // The journal-mode switch and the migration, retried while another
+  // connection holds the file (several processes creating one new store at
+  // once: SQLite gives the switch SQLITE_BUSY without waiting), up to the
+  // busy timeout.
+  auto set_up = [&]() -> Status {
+    {
+      Stmt wal(db->db, "PRAGMA journal_mode = WAL");
+      if (!wal.ok() || wal.Step() != SQLITE_ROW) return db->Error("setting the journal mode");
+    }
+    if (Status s = db->Exec(options.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+                            "setting synchronous");
+        !s.ok()) {
+      return s;
+    }
+    return db->Migrate();
+  };
+  const auto give_up = std::chrono::steady_clock::now() + options.busy_timeout;
+  for (int attempt = 0;; ++attempt) {
+    db->last_error = SQLITE_OK;
+    Status s = set_up();
+    if (s.ok()) break;
+    const bool busy = db->last_error == SQLITE_BUSY || db->last_error == SQLITE_LOCKED;
+    if (!busy || std::chrono::steady_clock::now() >= give_up) {
+      if (!FolderWritable(path)) {
+        return Status::Unavailable(s.message() + " (the store's folder is read-only: SQLite keeps its log files "
+                                                 "beside the store)");
+      }
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(attempt, 6)));  // 1 .. 64 ms
   }
-  if (Status s = db->Exec(options.sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
-                          "setting synchronous");
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = db->Migrate(); !s.ok()) return s;
   sqlite3_wal_hook(db->db, &Db::OnWalCommit, db.get());  // replaces SQLite's auto-checkpoint
   return std::unique_ptr<RunStore>(new RunStore(path, std::move(db)));
+}
+
+Result<std::unique_ptr<RunStore>> RunStore::OpenToRead(const std::string& path, const RunStoreOptions& options) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::NotFound("no run store at '" + path + "' (no run has been recorded there)");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Status::InvalidArgument("run store path '" + path + "' is " +
+                                   (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
+                                   "; give the path of a file");
+  }
+  // A run store, of this schema: what a read-only store needs to be read.
+  auto readable = [](const Db& db) -> Status {
+    Stmt s(db.db, "SELECT (SELECT application_id FROM pragma_application_id), "
+                  "(SELECT user_version FROM pragma_user_version)");
+    if (!s.ok() || s.Step() != SQLITE_ROW) return db.Error("reading the schema version");
+    const int64_t app = s.ColInt(0), version = s.ColInt(1);
+    if (app != run_store_detail::kApplicationId) {
+      return Status::FailedPrecondition(db.Where() + " is not a medreact run store (application id " +
+                                        std::to_string(app) + ")");
+    }
+    if (version > RunStore::kSchemaVersion) {
+      return Status::FailedPrecondition(db.Where() + " was written by a newer medreact (schema version " +
+                                        std::to_string(version) + "; this one reads up to " +
+                                        std::to_string(RunStore::kSchemaVersion) + ")");
+    }
+    if (version < RunStore::kSchemaVersion) {
+      return Status::FailedPrecondition(db.Where() + " has schema version " + std::to_string(version) +
+                                        " and is read as version " + std::to_string(RunStore::kSchemaVersion) +
+                                        ": bring it up to date once with a command that writes to it, e.g. "
+                                        "'medreact runs prune --dry-run' with this store");
+    }
+    return Status::OK();
+  };
+  auto open = [&](const std::string& name, int flags) -> Result<std::unique_ptr<Db>> {
+    auto db = std::make_unique<Db>();
+    db->path = path;
+    db->owner = options.owner.empty() ? NewRunOwnerId() : options.owner;
+    db->ttl = std::chrono::milliseconds(0);  // never holds a run
+    if (sqlite3_open_v2(name.c_str(), &db->db, flags | SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
+        SQLITE_OK) {
+      return db->Error("opening");
+    }
+    sqlite3_busy_timeout(db->db, static_cast<int>(std::min<int64_t>(options.busy_timeout.count(), INT32_MAX)));
+    if (Status s = readable(*db); !s.ok()) return s;
+    return db;
+  };
+  Result<std::unique_ptr<Db>> db = open(path, 0);
+  if (!db.ok() && !FolderWritable(path)) {
+    // Read-only media: a WAL-mode file is read without its -shm file only as
+    // immutable, which ignores a log left beside it. So only when none is.
+    std::error_code ec;
+    const auto wal = fs::file_size(path + "-wal", ec);
+    if (!ec && wal > 0) {
+      return Status::FailedPrecondition(
+          "run store '" + path + "': the store's folder is read-only and its log ('" + path +
+          "-wal') holds commits SQLite can read only by making a '-shm' file beside it; copy the store's files "
+          "to a writable folder and read them there");
+    }
+    db = open(FileUri(path, "immutable=1"), SQLITE_OPEN_URI);
+    if (!db.ok()) {
+      return Status::Unavailable(db.status().message() + " (the store's folder is read-only)");
+    }
+  }
+  if (!db.ok()) return db.status();
+  return std::unique_ptr<RunStore>(new RunStore(path, std::move(*db)));
 }
 
 Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {

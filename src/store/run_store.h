@@ -82,6 +82,12 @@ struct RunStoreOptions {
   // Create the file (and its folders) when missing; false: NotFound
   // instead (the read-only commands: list, show). Default: true
   bool create_if_missing = true;
+  // Open to read only (the commands that only read: list, show): SQLite's
+  // read-only mode, no journal-mode change, no migration, nothing written;
+  // a store on read-only media is read as it stands (a store of an older
+  // schema is refused, naming the command that brings it up to date).
+  // Every write fails. Default: false
+  bool read_only = false;
   // Who this store writes as (the runs' lease holder). Default: "" = a new
   // id for this store: host/pid/process start/instance (RunOwnerId)
   std::string owner;
@@ -217,6 +223,7 @@ class RunStore {
   struct Db;
   struct Heartbeat;
   RunStore(std::string path, std::unique_ptr<Db> db);
+  static Result<std::unique_ptr<RunStore>> OpenToRead(const std::string& path, const RunStoreOptions& options);
   void Hold(const std::string& run_id);
   void StartHeartbeat();
   void Unhold(const std::string& run_id);

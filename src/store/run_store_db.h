@@ -119,6 +119,7 @@ struct RunStore::Db {
   std::string path;
   sqlite3* db = nullptr;
   int wal_pages = 0;  // after the last commit (the WAL hook)
+  mutable int last_error = SQLITE_OK;  // the primary code the last Error() saw
   // What this connection wrote of a run it holds, as of its last commit:
   // the rows stored, the run row's status, updated_at and lease, and whether
   // the checkpoint row holds the trace input. With it a checkpoint reads no
@@ -201,6 +202,7 @@ struct RunStore::Db {
   // user can act on it, what to do.
   Status Error(const std::string& what) const {
     const int code = db ? (sqlite3_errcode(db) & 0xff) : SQLITE_CANTOPEN;
+    last_error = code;
     const std::string detail = db ? sqlite3_errmsg(db) : "out of memory";
     switch (code) {
       case SQLITE_NOTADB:
@@ -208,6 +210,9 @@ struct RunStore::Db {
                                           "); give the path of a run store or of a new file");
       case SQLITE_CORRUPT:
         return Status::FailedPrecondition(Where() + " is damaged (" + detail + "); move it away and start anew");
+      case SQLITE_READONLY:
+        return Status::Unavailable(Where() + ": " + what + ": the store cannot be written here (" + detail +
+                                   "): the file, or the store's folder, is read-only");
       case SQLITE_BUSY:
       case SQLITE_LOCKED:
         return Status::Unavailable(Where() + " is in use by another process (" + detail + "); try again");

@@ -75,7 +75,9 @@ TEST(JsonDepthTest, RepairNeverBuildsADeepValue) {
   EXPECT_FALSE(ParseJsonLenient(std::string(50000, '[')).ok());
   // "{{{{": no '{' but the last starts a plausible object, so repair finds "{}".
   Result<Json> braces = ParseJsonLenient(std::string(50000, '{'));
-  if (braces.ok()) EXPECT_LE(DumpJson(*braces).size(), 2u * kMaxJsonDepth);
+  if (braces.ok()) {
+    EXPECT_LE(DumpJson(*braces).size(), 2u * kMaxJsonDepth);
+  }
   EXPECT_FALSE(ParseJsonLenient("{'a': " + std::string(20000, '[') + "}").ok());
   // StripJsonDecoration and RepairJson themselves are linear and never recurse.
   EXPECT_FALSE(RepairJson(std::string(200000, '[')).empty());
@@ -493,7 +495,9 @@ TEST(HostileCalculatorTest, ExtremeInputsGiveAnErrorOrAFiniteResult) {
       ++runs;
       if (!r.ok()) continue;
       const Json& value = (*r)["value"];
-      if (value.is_number()) EXPECT_TRUE(std::isfinite(value.get<double>())) << c.name << " with " << v;
+      if (value.is_number()) {
+        EXPECT_TRUE(std::isfinite(value.get<double>())) << c.name << " with " << v;
+      }
     }
   }
   EXPECT_GT(runs, 55 * 8 - 1);

@@ -143,7 +143,9 @@ TEST(ResumeTriageTest, FromEveryCheckpointTheResultIsTheUninterruptedOne) {
     EXPECT_EQ(resumed.result, whole.result);
     // Only the model calls the cut run had not made are made again.
     EXPECT_EQ(model->requests().size(), static_cast<size_t>(kTurns - states[k].step));
-    if (states[k].outcome.empty()) EXPECT_GT(more, 0);  // a run that had not ended goes on checkpointing
+    if (states[k].outcome.empty()) {
+      EXPECT_GT(more, 0);  // a run that had not ended goes on checkpointing
+    }
     EXPECT_EQ(resumed.trace->run_id, whole.trace->run_id);
   }
 }
