@@ -445,7 +445,9 @@ TEST(ClinicalNotesHeldOutTest, PlannerDecisionsOnTheHeldOutPart) {
     const Json& expected = n["expected"];
     const Json e = Extract(n["note"].get<std::string>());
     ++score.total;
-    if (expected["population"] == "pediatric") EXPECT_NE(e["population"], "adult") << id;
+    if (expected["population"] == "pediatric") {
+      EXPECT_NE(e["population"], "adult") << id;
+    }
     const std::string want = expected["decision"];
     if ((want == "mild" || want == "moderate" || want == "severe") && e["malnutrition_present"] == false) {
       ++score.false_reassurance;

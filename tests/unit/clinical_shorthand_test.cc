@@ -47,7 +47,7 @@ Answer Plan(const std::string& note) {
   Answer a;
   a.extraction = out.result.contains("extraction") ? Json(out.result["extraction"]) : Json::object();
   if (out.result.contains("notes") && out.result["notes"].is_array()) {
-    for (const Json& n : out.result["notes"]) a.notes += n.get<std::string>() + "\n";
+    for (const auto& n : out.result["notes"]) a.notes += n.get<std::string>() + "\n";
   }
   return a;
 }
