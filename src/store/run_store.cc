@@ -233,8 +233,8 @@ Result<std::unique_ptr<RunStore>> RunStore::OpenToRead(const std::string& path, 
     if (version < RunStore::kSchemaVersion) {
       return Status::FailedPrecondition(db.Where() + " has schema version " + std::to_string(version) +
                                         " and is read as version " + std::to_string(RunStore::kSchemaVersion) +
-                                        ": bring it up to date once with a command that writes to it, e.g. "
-                                        "'medreact runs prune --dry-run' with this store");
+                                        ": open it once to write (a run recorded or pruned with this store) to bring "
+                                        "it up to date");
     }
     return Status::OK();
   };
