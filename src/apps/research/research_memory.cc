@@ -13,10 +13,12 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "apps/research/evidence_identity.h"
+#include "apps/research/near_duplicates.h"
 #include "apps/research/research_memory_db.h"
 #include "apps/research/text_similarity.h"
 #include "core/text_util.h"
@@ -33,6 +35,7 @@ constexpr size_t kEmbeddingBatch = 64;
 struct Entry {
   StoredEvidence stored;            // seq, key, evidence, vector
   std::vector<std::string> ids;     // canonical identifiers
+  bool record_ids = false;          // a PMID or NCT among them (HaveDistinctRecordIds can be true)
   TermCounts terms;                 // of title + abstract
 };
 
@@ -56,6 +59,9 @@ std::string EmbeddingInput(const Entry& entry) {
 Entry MakeEntry(std::string key, Evidence e) {
   Entry entry;
   entry.ids = CanonicalIdentifiers(e);
+  entry.record_ids = std::any_of(entry.ids.begin(), entry.ids.end(), [](const std::string& id) {
+    return StartsWith(id, "PMID:") || StartsWith(id, "NCT:");
+  });
   entry.terms = CountTerms(SimilarityText(e));
   entry.stored.key = std::move(key);
   entry.stored.evidence = std::move(e);
@@ -89,6 +95,15 @@ std::string BuiltCitation(const Evidence& e) {
   if (e.year > 0) parts.push_back(std::to_string(e.year));
   if (!IsBlank(e.id)) parts.push_back(Trim(e.id));
   return parts.empty() ? std::string("(untitled)") : Join(parts, ". ");
+}
+
+// Why a store call left records out: "the deadline passed while
+// de-duplicating: 31,000 of 32,000 incoming record(s) were not examined and
+// not stored".
+std::string StoppedWarning(const StoreReport& report, size_t incoming) {
+  return std::string(report.stopped == "cancelled" ? "the research was cancelled" : "the deadline passed") +
+         " while de-duplicating: " + std::to_string(report.not_examined) + " of " + std::to_string(incoming) +
+         " incoming record(s) were not examined and not stored";
 }
 
 std::string OneLine(std::string_view text, size_t max_bytes) {
@@ -138,12 +153,16 @@ struct ResearchMemory::Impl {
   }
 
   static void Index(const std::vector<Entry>& entries, std::unordered_map<std::string, size_t>& keys,
-                    std::unordered_map<std::string, size_t>& ids) {
+                    std::unordered_map<std::string, size_t>& ids,
+                    std::unordered_map<std::string, size_t>* titles = nullptr) {
     keys.clear();
     ids.clear();
+    if (titles) titles->clear();
     for (size_t i = 0; i < entries.size(); ++i) {
       keys.emplace(entries[i].stored.key, i);
       for (const std::string& id : entries[i].ids) ids.emplace(id, i);
+      if (!titles) continue;
+      if (std::string t = TitleKey(entries[i].stored.evidence.title); !t.empty()) titles->emplace(std::move(t), i);
     }
   }
 
@@ -176,15 +195,20 @@ struct ResearchMemory::Impl {
   // the query); fills their vectors. On failure nothing changes and the
   // reason is returned. Caller holds write_mu.
   Result<std::vector<Embedding>> Embed(std::vector<Entry>& work, const std::vector<size_t>& need,
-                                       const std::vector<std::string>& extra, const CancellationToken& cancel) const {
+                                       const std::vector<std::string>& extra, const CancellationToken& cancel,
+                                       Deadline deadline = Deadline::Never()) const {
     std::vector<std::string> texts = extra;
     for (size_t i : need) texts.push_back(EmbeddingInput(work[i]));
     std::vector<Embedding> vectors;
     for (size_t first = 0; first < texts.size(); first += kEmbeddingBatch) {
+      if (deadline.expired()) {
+        return Status::Timeout("the deadline passed after " + std::to_string(first) + " of " +
+                                        std::to_string(texts.size()) + " texts were embedded");
+      }
       const size_t last = std::min(texts.size(), first + kEmbeddingBatch);
       Result<std::vector<Embedding>> got = embedder->Embed(
           std::vector<std::string>(texts.begin() + static_cast<long>(first), texts.begin() + static_cast<long>(last)),
-          cancel, options.embeddings_timeout);
+          cancel, std::min(options.embeddings_timeout, std::max(Millis(1), deadline.remaining())));
       if (!got.ok()) return got.status();
       for (Embedding& v : *got) vectors.push_back(std::move(v));
     }
@@ -213,26 +237,42 @@ struct ResearchMemory::Impl {
     return "embeddings unavailable, lexical similarity (TF-IDF) used for this call: " + why.message();
   }
 
-  Result<StoreReport> Store(std::vector<Evidence> items, const CancellationToken& cancel);
+  Result<StoreReport> Store(std::vector<Evidence> items, const CancellationToken& cancel, Deadline deadline);
   EvidenceRanking Rank(std::string_view text, size_t n, const CancellationToken& cancel);
   void Apply(std::vector<Entry> work);  // the new state, swapped in under state_mu
 };
 
 // ---- Storing ------------------------------------------------------------------
 
-Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, const CancellationToken& cancel) {
+Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, const CancellationToken& cancel,
+                                                Deadline deadline) {
   std::lock_guard<std::mutex> write(write_mu);
   StoreReport report;
   report.similarity = "lexical";
+  // Past the deadline (or cancelled) the records not yet examined are left
+  // out, named in the report; what was examined is stored.
+  auto out_of_time = [&] {
+    if (cancel.cancelled()) report.stopped = "cancelled";
+    if (report.stopped.empty() && deadline.expired()) report.stopped = "deadline";
+    return !report.stopped.empty();
+  };
+  const size_t incoming = items.size();
+  if (out_of_time()) {
+    report.not_examined = incoming;
+    report.warnings.push_back(StoppedWarning(report, incoming));
+    for (const std::string& w : report.warnings) Warn(w);
+    return report;
+  }
   std::vector<Entry> work = entries;  // only writers change `entries`, and this is the writer
   std::unordered_map<std::string, size_t> keys;
   std::unordered_map<std::string, size_t> ids;
-  Index(work, keys, ids);
+  std::unordered_map<std::string, size_t> titles;
+  Index(work, keys, ids, &titles);
   const size_t stored_count = work.size();
   std::vector<bool> changed(stored_count, false);  // stored records merged with a duplicate: fields and vector
   std::vector<size_t> candidates;                  // new records awaiting the meaning pass
 
-  // 1. Identity: the same URL or a shared identifier is one record.
+  // 1. Identity: the same URL, a shared identifier or the same title is one record.
   for (Evidence& item : items) {
     std::string key = Trim(IsBlank(item.url) ? item.id : item.url);
     if (key.empty()) {
@@ -242,11 +282,12 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
     }
     std::optional<size_t> match;
     std::string reason;
+    const std::vector<std::string> item_ids = CanonicalIdentifiers(item);
     if (auto k = keys.find(key); k != keys.end()) {
       match = k->second;
       reason = IsBlank(item.url) ? "same id" : "same URL";
     } else {
-      for (const std::string& id : CanonicalIdentifiers(item)) {
+      for (const std::string& id : item_ids) {
         if (auto i = ids.find(id); i != ids.end()) {
           match = i->second;
           reason = "shared identifier " + id;
@@ -254,11 +295,19 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
         }
       }
     }
+    const std::string title = TitleKey(item.title);
+    if (!match && !title.empty()) {
+      if (auto t = titles.find(title); t != titles.end() && !HaveDistinctRecordIds(item_ids, work[t->second].ids)) {
+        match = t->second;
+        reason = "same title";
+      }
+    }
     if (!match) {
       candidates.push_back(work.size());
       work.push_back(MakeEntry(key, std::move(item)));
       keys.emplace(key, work.size() - 1);
       for (const std::string& id : work.back().ids) ids.emplace(id, work.size() - 1);
+      if (!title.empty()) titles.emplace(title, work.size() - 1);
       continue;
     }
     Entry& kept = work[*match];
@@ -268,6 +317,7 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
     if (SimilarityText(merged.stored.evidence) == before) merged.stored.vector = std::move(kept.stored.vector);
     kept = std::move(merged);
     for (const std::string& id : kept.ids) ids.emplace(id, *match);
+    if (std::string t = TitleKey(kept.stored.evidence.title); !t.empty()) titles.emplace(std::move(t), *match);
     if (*match < stored_count) changed[*match] = true;
     report.duplicates.push_back({.key = kept.stored.key, .incoming = key, .reason = reason, .merged = true});
   }
@@ -275,12 +325,12 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
   // 2. Vectors: embeddings for every record that lacks one, else TF-IDF.
   bool use_embeddings = false;
   std::vector<size_t> embedded_stored;  // stored records that got a vector now
-  if (embedder && !candidates.empty()) {
+  if (embedder && !candidates.empty() && !out_of_time()) {
     std::vector<size_t> need;
     for (size_t i = 0; i < work.size(); ++i) {
       if (work[i].stored.vector.empty()) need.push_back(i);
     }
-    Result<std::vector<Embedding>> done = Embed(work, need, {}, cancel);
+    Result<std::vector<Embedding>> done = Embed(work, need, {}, cancel, deadline);
     if (done.ok()) {
       use_embeddings = true;
       report.similarity = "embeddings";
@@ -291,24 +341,33 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
       report.warnings.push_back(EmbeddingsWarning(done.status()));
     }
   }
-  std::vector<SparseVector> lexical;
-  if (!use_embeddings && !candidates.empty()) {
+  std::vector<NumberedVector> lexical;
+  if (!use_embeddings && !candidates.empty() && !out_of_time()) {
     std::vector<const TermCounts*> docs;
     for (const Entry& e : work) docs.push_back(&e.terms);
     const TfIdfSpace space(docs);
-    for (const Entry& e : work) lexical.push_back(space.Vector(e.terms));
+    lexical.reserve(work.size());
+    for (const Entry& e : work) lexical.push_back(space.Numbered(e.terms));
   }
   const double threshold = use_embeddings ? options.semantic_threshold : options.lexical_threshold;
 
-  // 3. Meaning: a new record close enough to a kept one is dropped.
-  std::vector<size_t> kept;
-  for (size_t i = 0; i < stored_count; ++i) kept.push_back(i);
+  // 3. Meaning: a new record close enough to a kept one is dropped. It is
+  // compared only with the kept records that may be near it
+  // (near_duplicates.h), and the deadline is looked at as it goes.
+  NearDuplicateCandidates near;
+  for (size_t i = 0; i < stored_count; ++i) near.Add(i, work[i].terms);
   std::map<size_t, size_t> dropped;  // candidate → the record it duplicates
-  for (size_t c : candidates) {
+  std::set<size_t> unexamined;       // candidates the deadline left out
+  for (size_t n = 0; n < candidates.size(); ++n) {
+    const size_t c = candidates[n];
+    if ((lexical.empty() && !use_embeddings) || (n % 32 == 0 && out_of_time())) {
+      unexamined.insert(candidates.begin() + static_cast<long>(n), candidates.end());
+      break;
+    }
     double best = -1;
     size_t best_index = 0;
-    for (size_t k : kept) {
-      if (HaveDistinctRecordIds(work[c].ids, work[k].ids)) continue;
+    for (size_t k : near.For(work[c].terms)) {
+      if (work[c].record_ids && work[k].record_ids && HaveDistinctRecordIds(work[c].ids, work[k].ids)) continue;
       const double s = use_embeddings ? Dot(work[c].stored.vector, work[k].stored.vector)
                                       : Cosine(lexical[c], lexical[k]);
       if (s > best) {
@@ -324,17 +383,28 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
            .reason = "cosine " + Fixed(best, 2) + (use_embeddings ? " (embeddings)" : " (lexical)"),
            .merged = false});
     } else {
-      kept.push_back(c);
+      near.Add(c, work[c].terms);
       report.new_keys.push_back(work[c].stored.key);
     }
   }
   // An identity duplicate merged into a record that was then dropped points
-  // at what that record duplicated.
+  // at what that record duplicated; one merged into a record left
+  // unexamined is left out with it.
+  std::vector<DuplicateEvidence> duplicates;
   for (DuplicateEvidence& d : report.duplicates) {
     auto k = keys.find(d.key);
-    if (k == keys.end()) continue;
-    if (auto drop = dropped.find(k->second); drop != dropped.end()) d.key = work[drop->second].stored.key;
+    if (k != keys.end() && unexamined.count(k->second)) {
+      ++report.not_examined;
+      continue;
+    }
+    if (k != keys.end()) {
+      if (auto drop = dropped.find(k->second); drop != dropped.end()) d.key = work[drop->second].stored.key;
+    }
+    duplicates.push_back(std::move(d));
   }
+  report.duplicates = std::move(duplicates);
+  report.not_examined += unexamined.size();
+  if (report.not_examined > 0) report.warnings.push_back(StoppedWarning(report, incoming));
 
   // 4. One transaction; the state changes only once it committed.
   if (Status s = db->Begin(); !s.ok()) return s;
@@ -352,7 +422,7 @@ Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, con
   for (size_t i = 0; i < stored_count; ++i) next.push_back(std::move(work[i]));
   for (size_t c : candidates) {
     if (!written.ok()) break;
-    if (dropped.count(c)) continue;
+    if (dropped.count(c) || unexamined.count(c)) continue;
     Result<int64_t> seq = db->InsertEvidence(work[c].stored.key, work[c].stored.evidence, work[c].stored.vector);
     if (!seq.ok()) {
       written = seq.status();
@@ -528,13 +598,14 @@ Result<ResearchMemory> ResearchMemory::Open(const std::string& path, std::string
 const std::string& ResearchMemory::query() const { return impl_->query; }
 const std::string& ResearchMemory::path() const { return impl_->path; }
 
-Result<StoreReport> ResearchMemory::Store(std::vector<Evidence> items, const CancellationToken& cancel) {
-  return impl_->Store(std::move(items), cancel);
+Result<StoreReport> ResearchMemory::Store(std::vector<Evidence> items, const CancellationToken& cancel,
+                                          Deadline deadline) {
+  return impl_->Store(std::move(items), cancel, deadline);
 }
 
 Result<std::vector<std::string>> ResearchMemory::StoreEvidence(std::vector<Evidence> items,
                                                                const CancellationToken& cancel) {
-  Result<StoreReport> report = impl_->Store(std::move(items), cancel);
+  Result<StoreReport> report = impl_->Store(std::move(items), cancel, Deadline::Never());
   if (!report.ok()) return report.status();
   return std::move(report->new_keys);
 }
