@@ -253,6 +253,11 @@ class Research {
       last_speaker_ = "manager";
       return "manager";
     }
+    if (searches_ == 0 && ledger->next_speaker != "search") {
+      // No report (nor judgement, nor hypothesis) before a search: one on nothing is no research (issue 23).
+      Emit(Type::kProgress, "manager", "Nothing searched yet: the search agent runs before the " + ledger->next_speaker);
+      return "search";
+    }
     if (ledger->is_request_satisfied && !report_) {
       Emit(Type::kProgress, "manager", "The manager says the request is satisfied; the report is written next");
       return "report";
