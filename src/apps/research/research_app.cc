@@ -256,6 +256,7 @@ class Research {
     if (searches_ == 0 && ledger->next_speaker != "search") {
       // No report (nor judgement, nor hypothesis) before a search: one on nothing is no research (issue 23).
       Emit(Type::kProgress, "manager", "Nothing searched yet: the search agent runs before the " + ledger->next_speaker);
+      instruction_ = "Search the literature for: " + question_;
       return "search";
     }
     if (ledger->is_request_satisfied && !report_) {
