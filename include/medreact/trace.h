@@ -62,6 +62,14 @@ struct RunTrace {
 // Ordered so the contract's fields come first in files.
 OrderedJson ToJson(const RunTrace& trace);
 
+// OK when `j` has the shape every ToJson trace has: an object with "status",
+// "model", "started_at" (strings), "elapsed_ms" (a number) and "steps" (an
+// array). Else InvalidArgument naming every field that is missing or of the
+// wrong type ("missing status, model; elapsed_ms is null, not a number"), or
+// what `j` is when it is no object. The steps' content is not checked (a
+// reader shows a malformed step as absent).
+Status CheckTraceShape(const Json& j);
+
 // Writes pretty JSON atomically (temp file + rename), readable by the owner
 // only (0600: a trace holds patient data). Creates no directories.
 Status WriteTraceFile(const RunTrace& trace, const std::string& path);

@@ -2,16 +2,20 @@
 // model, timings, then each step's text, calls and results, one line each
 // (long values shortened). The JSON file stays the record; this is a view.
 //
-// The file is the user's and may have been edited or cut short: every field
-// is read with a type check (a null elapsed_ms, a number where a string was
-// expected or a step that is not an object are shown as absent), and text is
-// printed through Preview, so control characters cannot reach the terminal.
+// The file is the user's and may have been edited or cut short. A file
+// without a trace's shape (CheckTraceShape: no status, a null elapsed_ms, an
+// array, {}) is refused, exit 2, naming what is missing or wrong: printing an
+// empty trace would pass it off as one. Within a trace every field is read
+// with a type check (a step that is not an object, a number where a string
+// was expected are shown as absent), and text is printed through Preview, so
+// control characters cannot reach the terminal.
 #include <cstdio>
 #include <iostream>
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "medreact/json.h"
+#include "medreact/trace.h"
 
 namespace medreact::cli {
 namespace {
@@ -47,9 +51,10 @@ int RunTraceShow(const std::string& path, size_t width) {
     return kExitBadInput;
   }
   auto trace = ParseJson(*text);
-  if (!trace.ok() || !trace->is_object() || !trace->contains("steps") || !(*trace)["steps"].is_array()) {
-    std::cerr << "medreact trace: '" << path << "' is not a medreact run trace"
-              << (trace.ok() ? "" : ": " + trace.status().message()) << "\n";
+  const Status shape = trace.ok() ? CheckTraceShape(*trace) : trace.status();
+  if (!shape.ok()) {
+    std::cerr << "medreact trace: '" << Printable(path) << "' is not a medreact run trace: " << shape.message()
+              << " (a trace written by --trace has status, model, started_at, elapsed_ms and steps)\n";
     return kExitBadInput;
   }
   const Json& t = *trace;

@@ -4,6 +4,7 @@
 #include "medreact/trace.h"
 
 #include "core/file_io.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
@@ -71,6 +72,38 @@ OrderedJson ToJson(const RunTrace& trace) {
 }
 
 Status WriteTextFile(const std::string& text, const std::string& path) { return WriteFileAtomic(path, text); }
+
+Status CheckTraceShape(const Json& j) {
+  if (!j.is_object()) {
+    return Status::InvalidArgument(std::string("it is JSON ") + (j.is_array() ? "an array" : j.type_name()) +
+                                   ", not a run trace's object");
+  }
+  struct Field {
+    const char* name;
+    const char* type;  // as people say it
+    bool (Json::*is)() const noexcept;
+  };
+  static const Field kFields[] = {{"status", "a string", &Json::is_string},
+                                  {"model", "a string", &Json::is_string},
+                                  {"started_at", "a string", &Json::is_string},
+                                  {"elapsed_ms", "a number", &Json::is_number},
+                                  {"steps", "an array", &Json::is_array}};
+  std::vector<std::string> missing;
+  std::vector<std::string> wrong;
+  for (const Field& f : kFields) {
+    auto it = j.find(f.name);
+    if (it == j.end()) {
+      missing.push_back(f.name);
+    } else if (!((*it).*(f.is))()) {
+      wrong.push_back(std::string(f.name) + " is " + (it->is_null() ? "null" : it->type_name()) + ", not " + f.type);
+    }
+  }
+  if (missing.empty() && wrong.empty()) return Status::OK();
+  std::string what;
+  if (!missing.empty()) what = "missing " + Join(missing, ", ");
+  if (!wrong.empty()) what += (what.empty() ? "" : "; ") + Join(wrong, "; ");
+  return Status::InvalidArgument(what);
+}
 
 Status WriteJsonFile(const Json& value, const std::string& path) {
   return WriteTextFile(DumpJson(value, 2) + "\n", path);

@@ -235,20 +235,45 @@ TEST(HostileCliTest, AHangingFallbackCallEndsAtTheRunsTimeout) {
 
 // ---- Class 6: valid JSON of the wrong types --------------------------------------
 
-TEST(HostileCliTest, TraceShowReadsEveryFieldWithATypeCheck) {
+TEST(HostileCliTest, TraceShowRefusesJsonThatIsNotATraceNamingWhatIsWrong) {
+  // Issue 23: `{"steps":[],"elapsed_ms":null}` printed an empty trace and exit 0.
   TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> not_traces = {
+      {R"({"steps":[],"elapsed_ms":null})", "missing status, model, started_at; elapsed_ms is null, not a number"},
+      {"{}", "missing status, model, started_at, elapsed_ms, steps"},
+      {"[]", "it is JSON an array, not a run trace's object"},
+      {R"([{"steps":[]}])", "it is JSON an array"},
+      {"7", "it is JSON number"},
+      {R"("a trace")", "it is JSON string"},
+      {R"({"status":7,"model":null,"started_at":"x","elapsed_ms":"slow","steps":{}})",
+       "status is number, not a string; model is null, not a string; elapsed_ms is string, not a number; steps is "
+       "object, not an array"},
+      {R"({"question":"q?","planner":"rules","agent_runs":[]})", "missing status, model, started_at, elapsed_ms, steps"},
+  };
+  for (const auto& [text, why] : not_traces) {
+    dir.Write("t.json", text);
+    ProcessResult r = RunCommand({MEDREACT_BINARY, "trace", "show", dir.File("t.json")});
+    ExpectCleanExit(r, 2, text);
+    EXPECT_THAT(r.err, HasSubstr("is not a medreact run trace: " + why)) << text;
+    EXPECT_EQ(r.out, "") << text;
+  }
+}
+
+TEST(HostileCliTest, TraceShowReadsEveryFieldOfAStepWithATypeCheck) {
+  TempDir dir;
+  const std::string head = R"j({"status":"completed","model":"m","started_at":"2026-01-01T00:00:00Z","elapsed_ms":5,)j";
   const std::vector<std::string> traces = {
-      R"({"steps":[],"elapsed_ms":null})",
-      R"({"steps":[1,"x",null,{"index":"one","elapsed_ms":"slow","assistant":[],"tool_results":{},"notes":"n"}],
-          "status":7,"usage":{"total_tokens":"many"},"answer":null})",
-      R"({"steps":[{"assistant":{"tool_calls":[{"name":1,"arguments":{"x":1}},7]},"tool_results":[null,{"ok":"yes"}]}],
-          "usage":[],"elapsed_ms":1e308})",
+      head + R"j("steps":[]})j",
+      head + R"j("steps":[1,"x",null,{"index":"one","elapsed_ms":"slow","assistant":[],"tool_results":{},"notes":"n"}],
+          "usage":{"total_tokens":"many"},"answer":null})j",
+      head + R"j("steps":[{"assistant":{"tool_calls":[{"name":1,"arguments":{"x":1}},7]},"tool_results":[null,{"ok":"yes"}]}],
+          "usage":[],"protocol":7})j",
   };
   for (size_t i = 0; i < traces.size(); ++i) {
     dir.Write("t.json", traces[i]);
     ProcessResult r = RunCommand({MEDREACT_BINARY, "trace", "show", dir.File("t.json")});
     ExpectCleanExit(r, 0, "trace " + std::to_string(i));
-    EXPECT_THAT(r.out, HasSubstr("status:"));
+    EXPECT_THAT(r.out, HasSubstr("status:   completed"));
   }
 }
 

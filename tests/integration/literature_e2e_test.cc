@@ -12,6 +12,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "testing/literature_flood.h"
 #include "testing/literature_server.h"
 #include "testing/subprocess.h"
 #include "tools/literature/clinical_trials.h"
@@ -53,8 +54,19 @@ void RouteRecordedFiles(testing::LiteratureFixtureServer& server) {
     return Json200(Esearch({"11748933", "11700088"}));
   });
   server.Route("/eutils/efetch.fcgi", [](const SeenRequest& r) {
-    if (r.Param("id") == "27797938") return Xml200(LiteratureFixture("ncbi_efetch_pubmed_structured_abstract.xml"));
-    return Xml200(LiteratureFixture("ncbi_efetch_pubmed_11748933_11700088.xml"));
+    const std::string ids = r.Param("id");
+    if (ids == "27797938") return Xml200(LiteratureFixture("ncbi_efetch_pubmed_structured_abstract.xml"));
+    // PTEN's three PMIDs get two records of other PMIDs (a server answering wrongly).
+    if (ids == "11748933,11700088" || ids == "32150788,29373119,17427195") {
+      return Xml200(LiteratureFixture("ncbi_efetch_pubmed_11748933_11700088.xml"));
+    }
+    std::vector<std::string> pmids;  // the others: a generated record per PMID asked for
+    for (size_t start = 0; start <= ids.size();) {
+      const size_t comma = std::min(ids.find(',', start), ids.size());
+      pmids.push_back(ids.substr(start, comma - start));
+      start = comma + 1;
+    }
+    return Xml200(testing::FloodPubmedXml(0, 0, pmids));
   });
   const std::string keytruda = LiteratureFixture("ctgov_v2_search_keytruda_pagesize3.json");
   const std::string keytruda_token = ParseJson(keytruda)->at("nextPageToken").get<std::string>();
@@ -135,10 +147,12 @@ TEST_F(LiteratureE2E, EveryRecordedPubMedResponseThroughTheServer) {
   PubMedClient pubmed(Fetcher(Options()));
   ToolContext ctx;
 
+  // The efetch fixture holds two records of other PMIDs: only the records
+  // asked for are kept (issue 23 item 4), so none is, and the error says why.
   Result<LiteratureResults> pten = pubmed.Search("PTEN D326N", 10, ctx);
-  ASSERT_TRUE(pten.ok()) << pten.status().ToString();
-  EXPECT_EQ(pten->total, 3);
-  EXPECT_EQ(pten->evidence.size(), 2u);  // the efetch fixture holds two other records
+  ASSERT_FALSE(pten.ok());
+  EXPECT_EQ(pten.status().code(), StatusCode::kParseError);
+  EXPECT_THAT(pten.status().message(), HasSubstr("returned 2 record(s) of PMIDs not asked for, left out"));
   auto efetch = server_.requests("/eutils/efetch.fcgi");
   ASSERT_EQ(efetch.size(), 1u);
   EXPECT_EQ(efetch[0].Param("id"), "32150788,29373119,17427195");
@@ -502,6 +516,50 @@ TEST_F(LiteratureE2E, HookSeesEverySearchAndTheBibliographyKeepsEachRecordOnce) 
   EXPECT_THAT(bib.content, HasSubstr("Preprint, not peer reviewed. https://europepmc.org/article/PPR/PPR900001"));
   EXPECT_THAT(bib.content, HasSubstr("\n3. Phanes Therapeutics."));
   EXPECT_EQ(bib.content.find("\n4. "), std::string::npos);
+}
+
+// A server that answers with far more than it was asked for (issue 23 item
+// 4): efetch sends 32,000 records around the 5 PMIDs esearch gave (one of
+// them twice), a Europe PMC page and a ClinicalTrials.gov page hold 32,000
+// each. Every client keeps the records asked for and no more, and says how
+// many it left out.
+TEST_F(LiteratureE2E, EveryClientKeepsOnlyTheRecordsAskedForWhateverTheServerSends) {
+  const std::vector<std::string> asked = {"900000005", "900000001", "900000003", "900000002", "900000004"};
+  server_.Route("/eutils/esearch.fcgi", [asked](const SeenRequest&) {
+    return Json200(DumpJson(Json{{"esearchresult", {{"count", "32000"}, {"idlist", asked}}}}));
+  });
+  // The asked PMIDs (000001 twice, as "0900000001" once: leading zeros are the same PMID) among 32,000 others.
+  const std::string flood = testing::FloodPubmedXml(
+      32'000, 100'000'000, {"900000001", "900000002", "0900000001", "900000003", "900000004", "900000005"});
+  server_.Route("/eutils/efetch.fcgi", [flood](const SeenRequest&) { return Xml200(flood); });
+  const std::string preprints = testing::FloodEuropePmcJson(32'000);
+  server_.Route("/europepmc/search", [preprints](const SeenRequest&) { return Json200(preprints); });
+  const std::string trials = testing::FloodTrialsJson(32'000);
+  server_.Route("/ctgov/studies", [trials](const SeenRequest&) { return Json200(trials); });
+  Start();
+  ToolContext ctx;
+
+  PubMedClient pubmed(Fetcher(Options()));
+  Result<LiteratureResults> found = pubmed.Search("flood", 5, ctx);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::vector<std::string> ids;
+  for (const Evidence& e : found->evidence) ids.push_back(e.id);
+  EXPECT_THAT(ids, ElementsAre("PMID:900000005", "PMID:900000001", "PMID:900000003", "PMID:900000002",
+                               "PMID:900000004"));  // esearch's order
+  EXPECT_THAT(found->notes, ElementsAre("efetch returned 32001 record(s) not asked for (another PMID, or one "
+                                        "asked for twice); left out"));
+
+  EuropePmcClient europepmc(Fetcher(Options()));
+  Result<LiteratureResults> pre = europepmc.SearchPreprints("flood", 5, ctx);
+  ASSERT_TRUE(pre.ok()) << pre.status().ToString();
+  EXPECT_EQ(pre->evidence.size(), 5u);
+  EXPECT_THAT(pre->notes, ElementsAre("the server returned 31995 record(s) beyond the 5 asked for; left out"));
+
+  ClinicalTrialsClient ctgov(Fetcher(Options()));
+  Result<LiteratureResults> studies = ctgov.Search("flood", 5, ctx);
+  ASSERT_TRUE(studies.ok()) << studies.status().ToString();
+  EXPECT_EQ(studies->evidence.size(), 5u);
+  EXPECT_THAT(studies->notes, ElementsAre("the server returned 31995 record(s) beyond the 5 asked for; left out"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "apps/research/research_app.h"
 #include "medreact/openai.h"
 #include "mockllm/mock_server.h"
+#include "testing/literature_flood.h"
 #include "testing/literature_server.h"
 #include "testing/subprocess.h"
 
@@ -231,6 +232,55 @@ TEST(ResearchCli, BadInputIsExitTwoAndWritesNothing) {
   auto out = testing::RunCommand({MEDREACT_BINARY, "research", "q?", "--planner", "rules", "--out",
                                   dir.File("missing/dir/out.json")});
   EXPECT_EQ(out.exit_code, 2);
+}
+
+// A literature server that answers every search with 32,000 records (issue
+// 23 item 4: 66,666 for --results 5, and minutes of de-duplication past the
+// timeout). The research keeps what it asked for (5 per search), names what
+// it left out, and ends as the engine judges before its deadline: the report
+// agent wrote the report (a stop reason, not "timeout"). Only ctest's
+// timeout bounds the test's own time.
+TEST(ResearchCli, AServerSending32000RecordsPerSearchEndsWithinTheTimeout) {
+  testing::LiteratureFixtureServer server;
+  const std::vector<std::string> asked = {"900000001", "900000002", "900000003", "900000004", "900000005"};
+  server.Route("/eutils/esearch.fcgi", [asked](const SeenRequest&) {
+    return FixtureReply{.body = DumpJson(Json{{"esearchresult", {{"count", "32000"}, {"idlist", asked}}}})};
+  });
+  const std::string efetch = testing::FloodPubmedXml(32'000, 100'000'000, asked);
+  server.Route("/eutils/efetch.fcgi",
+               [efetch](const SeenRequest&) { return FixtureReply{.body = efetch, .content_type = "text/xml"}; });
+  const std::string preprints = testing::FloodEuropePmcJson(32'000);
+  server.Route("/europepmc/search", [preprints](const SeenRequest&) { return FixtureReply{.body = preprints}; });
+  const std::string trials = testing::FloodTrialsJson(32'000);
+  server.Route("/ctgov/studies", [trials](const SeenRequest&) { return FixtureReply{.body = trials}; });
+  ASSERT_TRUE(server.Start());
+  testing::TempDir dir;
+  auto r = testing::RunCommand(
+      {MEDREACT_BINARY, "research", "What is the evidence for Keytruda in cancer?", "--planner", "rules", "--results",
+       "5", "--online", "--timeout", "60", "--cache", dir.File("cache.sqlite"), "--out", dir.File("out.json"),
+       "--trace", dir.File("trace.json"), "-q"},
+      {{"MEDREACT_LLM_URL", ""},
+       {"HOME", dir.path()},
+       {"XDG_CACHE_HOME", dir.path()},
+       {"MEDREACT_PUBMED_URL", server.url("/eutils/")},
+       {"MEDREACT_CTGOV_URL", server.url("/ctgov/")},
+       {"MEDREACT_EUROPEPMC_URL", server.url("/europepmc/")}},
+      std::chrono::seconds(240));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Result<Json> out = ParseJson(testing::ReadFileOrEmpty(dir.File("out.json")));
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE((*out)["stop_reason"], "timeout");
+  EXPECT_TRUE((*out)["report_from_agent"].get<bool>()) << (*out)["stop_reason"];
+  // Kept: what was asked for, 5 a search (3 a round at most), far under the cap of 300 a round.
+  const int rounds = (*out)["rounds"].get<int>();
+  const size_t kept = (*out)["evidence_count"].get<size_t>();
+  EXPECT_GE(kept, 10u);  // PubMed's 5 and the trials' 5 at least
+  EXPECT_LE(kept, 300u * static_cast<size_t>(rounds));
+  EXPECT_LE(kept, 15u * static_cast<size_t>(rounds));
+  // The excess named, source by source, in what each search answered.
+  const std::string trace = testing::ReadFileOrEmpty(dir.File("trace.json"));
+  EXPECT_THAT(trace, HasSubstr("efetch returned 32000 record(s) not asked for"));
+  EXPECT_THAT(trace, HasSubstr("the server returned 31995 record(s) beyond the 5 asked for; left out"));
 }
 
 }  // namespace

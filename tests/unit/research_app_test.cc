@@ -225,6 +225,54 @@ TEST(ResearchAppTest, MaxRoundsWithAManagerThatNeverCallsTheReportFallsBack) {
   EXPECT_EQ(out.result["references"].size(), out.evidence_count);
 }
 
+// Issue 23: `research --max-rounds 1` wrote the report before any search. A
+// round searches before any report: the one round is a search, and the
+// report (from the memory: the rounds are spent) rests on what it found.
+TEST(ResearchAppTest, OneRoundSearchesBeforeTheReport) {
+  ResearchConfig config = FixtureConfig();
+  config.max_rounds = 1;
+  ResearchOutcome out = RunResearch(kResearchQuestion, config);
+  ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+  std::vector<ResearchEventType> order;
+  for (const ResearchEvent& e : out.events) {
+    if (e.type == ResearchEventType::kSearching || e.type == ResearchEventType::kSynthesizing) order.push_back(e.type);
+  }
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.front(), ResearchEventType::kSearching);
+  EXPECT_GT(out.evidence_count, 0u);
+  EXPECT_EQ(out.rounds, 1);
+  EXPECT_EQ(out.stop_reason, "max_rounds");
+  EXPECT_THAT(out.report.markdown, HasSubstr("https://clinicaltrials.gov/study/"));
+}
+
+// A model manager that asks for the report (or the judge) before anything
+// was searched gets the search agent first, and says so.
+TEST(ResearchAppTest, AManagerAskingForTheReportFirstGetsASearchFirst) {
+  for (const char* first : {"report", "judge", "hypothesis"}) {
+    auto model = std::make_shared<RoleModel>();
+    model->PushCall(kSubmitLedgerTool, kSubmitLedgerTool, Ledger(first));
+    ResearchConfig config = FixtureConfig();
+    config.model = model;
+    ResearchOutcome out = RunResearch(kResearchQuestion, config);
+    ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+    std::vector<std::string> agents;  // the agents that ran, in order
+    for (const ResearchEvent& e : out.events) {
+      if (e.type == ResearchEventType::kSearching || e.type == ResearchEventType::kJudging ||
+          e.type == ResearchEventType::kHypothesizing || e.type == ResearchEventType::kSynthesizing) {
+        agents.push_back(e.agent);
+      }
+    }
+    ASSERT_FALSE(agents.empty()) << first;
+    EXPECT_EQ(agents.front(), "search") << first;
+    bool said = false;
+    for (const ResearchEvent& e : out.events) {
+      said |= e.message == std::string("Nothing searched yet: the search agent runs before the ") + first;
+    }
+    EXPECT_TRUE(said) << first;
+    EXPECT_GT(out.evidence_count, 0u) << first;
+  }
+}
+
 TEST(ResearchAppTest, TokenBudgetSummedOverAgentsEndsInAFallbackReport) {
   auto model = std::make_shared<RoleModel>();  // the rules planner's turns, each reporting 1,000 tokens
   model->set_usage(1000);

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "apps/research/text_similarity.h"
 #include "core/text_util.h"
 
 namespace medreact {
@@ -143,20 +144,36 @@ Evidence MergeDuplicates(const Evidence& stored, const Evidence& incoming) {
 }
 
 bool HaveDistinctRecordIds(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  // Called for every pair the meaning pass compares: no allocation.
   for (std::string_view scheme : {"PMID:", "NCT:"}) {
-    std::set<std::string> in_a;
-    std::set<std::string> in_b;
-    for (const std::string& id : a) {
-      if (StartsWith(id, scheme)) in_a.insert(id);
+    bool in_a = false;
+    bool in_b = false;
+    bool shared = false;
+    for (const std::string& x : a) {
+      if (!StartsWith(x, scheme)) continue;
+      in_a = true;
+      shared = shared || std::find(b.begin(), b.end(), x) != b.end();
     }
-    for (const std::string& id : b) {
-      if (StartsWith(id, scheme)) in_b.insert(id);
-    }
-    if (in_a.empty() || in_b.empty()) continue;
-    const bool shared = std::any_of(in_a.begin(), in_a.end(), [&](const std::string& id) { return in_b.count(id); });
-    if (!shared) return true;
+    for (const std::string& y : b) in_b = in_b || StartsWith(y, scheme);
+    if (in_a && in_b && !shared) return true;
   }
   return false;
+}
+
+std::string TitleKey(std::string_view title) {
+  // Unicode punctuation is no word either: General Punctuation (U+2000-U+206F:
+  // dashes, curly quotes, ellipsis), no-break space, guillemets, middle dot.
+  std::string text(title);
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    const auto b0 = static_cast<unsigned char>(text[i]), b1 = static_cast<unsigned char>(text[i + 1]);
+    if (b0 == 0xE2 && (b1 == 0x80 || b1 == 0x81) && i + 2 < text.size()) {
+      text.replace(i, 3, "   ");
+    } else if (b0 == 0xC2 && (b1 == 0xA0 || b1 == 0xAB || b1 == 0xBB || b1 == 0xB7)) {
+      text.replace(i, 2, "  ");
+    }
+  }
+  const std::vector<std::string> words = WordTokens(text);
+  return words.size() < kMinTitleWords ? std::string() : Join(words, " ");
 }
 
 }  // namespace medreact

@@ -51,6 +51,16 @@ Evidence MergeDuplicates(const Evidence& stored, const Evidence& incoming);
 // have two DOIs and are one work.)
 bool HaveDistinctRecordIds(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
+// A title as the memory's identity pass compares it: its words
+// (text_similarity.h's WordTokens: case, punctuation, function words and
+// plurals do not count; nor do Unicode dashes and quotes) joined by one space; "" for a title of fewer than
+// kMinTitleWords such words ("Erratum", "Reply to the editor"), which name
+// no one work. Two records of one title key and no distinct PMIDs or NCT
+// numbers are one work (a preprint and its published version; the same paper
+// from PubMed and Europe PMC without a shared identifier).
+inline constexpr size_t kMinTitleWords = 4;
+std::string TitleKey(std::string_view title);
+
 }  // namespace medreact
 
 #endif  // MEDREACT_APPS_RESEARCH_EVIDENCE_IDENTITY_H_

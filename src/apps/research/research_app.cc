@@ -85,6 +85,8 @@ class Research {
                                              : Deadline::In(std::max(Millis(1), config_.timeout - used));
     sink_ = std::make_shared<ResearchEvidenceSink>();
     sink_->memory = memory_.get();
+    sink_->max_records = config_.max_records_per_round;
+    sink_->deadline = deadline_;
     Status setup = BuildTools();
     if (!setup.ok()) {
       out_.status = setup;
@@ -252,6 +254,12 @@ class Research {
       history_.push_back({{"round", round_}, {"speaker", "manager"}, {"outcome", "replanned"}});
       last_speaker_ = "manager";
       return "manager";
+    }
+    if (searches_ == 0 && ledger->next_speaker != "search") {
+      // No report (nor judgement, nor hypothesis) before a search: one on nothing is no research (issue 23).
+      Emit(Type::kProgress, "manager", "Nothing searched yet: the search agent runs before the " + ledger->next_speaker);
+      instruction_ = "Search the literature for: " + question_;
+      return "search";
     }
     if (ledger->is_request_satisfied && !report_) {
       Emit(Type::kProgress, "manager", "The manager says the request is satisfied; the report is written next");
@@ -716,6 +724,14 @@ class Research {
     }
     // Every failed search named; references numbered in order of first citation.
     out_.report.markdown = WithFailedSearches(out_.report.markdown, failed_searches_);
+    // Records found but not kept (the cap per round, the deadline), named too.
+    std::vector<std::string> left_out;
+    {
+      std::lock_guard<std::mutex> lock(sink_->mu);
+      left_out = sink_->left_out;
+    }
+    out_.report.markdown = WithLeftOutRecords(out_.report.markdown, left_out);
+    for (const std::string& note : left_out) out_.report.limitations.push_back(note);
     if (!failed_searches_.empty()) {
       out_.report.limitations.push_back(std::to_string(failed_searches_.size()) + " of " +
                                         std::to_string(search_calls_) + " search(es) failed: " +

@@ -11,7 +11,8 @@
 // (research_types.h): the manager (submit_ledger) each round, then the agent
 // it names — search (the literature tools; every record goes to the memory
 // through the pack's on_evidence hook when the turn ends, in the order of its
-// calls, de-duplicated there), judge (at most
+// calls, de-duplicated there, at most max_records_per_round of them, the
+// de-duplication stopping at the research's deadline), judge (at most
 // 30 records, seed 003; sufficiency recomputed by the seed's rule),
 // hypothesis (into the memory) or report (get_bibliography from the memory;
 // citations checked against it). The rounds run on a StateGraph (nodes
@@ -73,6 +74,11 @@ struct ResearchConfig {
   // Sources searched: "pubmed", "trials", "preprints". Default: all three
   std::vector<std::string> sources = {"pubmed", "trials", "preprints"};
   int results_per_search = 5;     // max_results the rules planner asks for. Default: 5
+  // Records one search turn (one round) hands the memory, in the order of its
+  // calls; the rest are left out and named in the report ("Records left
+  // out") and in `errors`. Three sources at the tools' limit of 50, twice
+  // over. Default: 300
+  size_t max_records_per_round = 300;
   size_t judge_evidence = 30;     // records shown to the judge (seed 003). Default: 30
   int max_steps_per_agent = 8;    // model turns of one agent run. Default: 8
   int answer_retries = 2;         // invalid finishing calls sent back per run. Default: 2

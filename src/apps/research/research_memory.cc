@@ -1,11 +1,6 @@
-// ResearchMemory: de-duplication, ranking, summaries, over MemoryDb. See
-// research_memory.h for the contract.
-//
-// A store call works on a copy of the stored records: identity pass (merge
-// duplicates), vectors (embeddings, or TF-IDF when there are none), meaning
-// pass (drop near-duplicates), one transaction, and only then the copy
-// replaces the state. Writers hold write_mu for the whole call; state_mu
-// guards the state itself and is held only to read it or swap it.
+// ResearchMemory: opening, reading, ranking, hypotheses and conflicts,
+// snapshots and summaries, over MemoryDb; storing is research_memory_store.cc.
+// See research_memory.h for the contract.
 #include "apps/research/research_memory.h"
 
 #include <algorithm>
@@ -16,25 +11,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "apps/research/evidence_identity.h"
-#include "apps/research/research_memory_db.h"
-#include "apps/research/text_similarity.h"
-#include "core/text_util.h"
-#include "tools/rag/embeddings.h"
+#include "apps/research/research_memory_impl.h"
 
 namespace medreact {
-namespace {
-
-// Texts sent for embedding are cut here (at a UTF-8 boundary): a title and an
-// abstract fit, a server's input limit is not reached by a long trial summary.
-constexpr size_t kMaxEmbeddingInputBytes = 8192;
-constexpr size_t kEmbeddingBatch = 64;
-
-struct Entry {
-  StoredEvidence stored;            // seq, key, evidence, vector
-  std::vector<std::string> ids;     // canonical identifiers
-  TermCounts terms;                 // of title + abstract
-};
+namespace memory_internal {
 
 std::string SimilarityText(const Evidence& e) {
   std::string text = e.title;
@@ -56,6 +36,9 @@ std::string EmbeddingInput(const Entry& entry) {
 Entry MakeEntry(std::string key, Evidence e) {
   Entry entry;
   entry.ids = CanonicalIdentifiers(e);
+  entry.record_ids = std::any_of(entry.ids.begin(), entry.ids.end(), [](const std::string& id) {
+    return StartsWith(id, "PMID:") || StartsWith(id, "NCT:");
+  });
   entry.terms = CountTerms(SimilarityText(e));
   entry.stored.key = std::move(key);
   entry.stored.evidence = std::move(e);
@@ -73,6 +56,10 @@ std::string Fixed(double x, int digits) {
   std::snprintf(buffer, sizeof(buffer), "%.*f", digits, x);
   return buffer;
 }
+
+}  // namespace memory_internal
+
+namespace {
 
 // "Surname A, Surname B, Surname C, et al. Title. 2021. PMID:123."
 std::string BuiltCitation(const Evidence& e) {
@@ -113,273 +100,6 @@ std::string OneLine(std::string_view text, size_t max_bytes) {
 }
 
 }  // namespace
-
-struct ResearchMemory::Impl {
-  std::string path;
-  std::string query;
-  ResearchMemoryOptions options;
-  std::optional<EmbeddingsClient> embedder;
-  std::unique_ptr<MemoryDb> db;
-
-  std::mutex write_mu;          // one writer at a time, for its whole call
-  mutable std::mutex state_mu;  // the fields below
-  std::vector<Entry> entries;   // storage order
-  std::unordered_map<std::string, size_t> by_key;
-  std::unordered_map<std::string, size_t> by_id;  // canonical identifier → entry
-  std::vector<Hypothesis> hypotheses;
-  std::vector<Conflict> conflicts;
-  int iteration = 0;
-  // The query's vector, kept while the text is the same.
-  std::string query_vector_text;
-  Embedding query_vector;
-
-  void Warn(const std::string& warning) const {
-    if (options.on_warning) options.on_warning(warning);
-  }
-
-  static void Index(const std::vector<Entry>& entries, std::unordered_map<std::string, size_t>& keys,
-                    std::unordered_map<std::string, size_t>& ids) {
-    keys.clear();
-    ids.clear();
-    for (size_t i = 0; i < entries.size(); ++i) {
-      keys.emplace(entries[i].stored.key, i);
-      for (const std::string& id : entries[i].ids) ids.emplace(id, i);
-    }
-  }
-
-  // The entry with this key or identifier (any spelling). Caller holds a lock.
-  std::optional<size_t> Find(std::string_view key_or_id) const {
-    if (auto k = by_key.find(std::string(TrimView(key_or_id))); k != by_key.end()) return k->second;
-    const std::string id = CanonicalIdentifier(key_or_id);
-    if (auto i = by_id.find(id); !id.empty() && i != by_id.end()) return i->second;
-    return std::nullopt;
-  }
-
-  // `refs` as keys; InvalidArgument naming the first unknown one.
-  Result<std::vector<std::string>> ResolveRefs(const std::vector<std::string>& refs, const char* what) const {
-    std::lock_guard<std::mutex> lock(state_mu);
-    std::vector<std::string> keys;
-    for (const std::string& ref : refs) {
-      std::optional<size_t> i = Find(ref);
-      if (!i) {
-        return Status::InvalidArgument(std::string(what) + " cites evidence '" + Preview(ref, 80) +
-                                       "', which is not in the memory; cite a key from GetAllEvidence or an "
-                                       "identifier of a stored record (PMID:…, DOI:…, NCT…)");
-      }
-      const std::string& key = entries[*i].stored.key;
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-    }
-    return keys;
-  }
-
-  // Embeds entries[i] for every i in `need` (and `extra` texts first, e.g.
-  // the query); fills their vectors. On failure nothing changes and the
-  // reason is returned. Caller holds write_mu.
-  Result<std::vector<Embedding>> Embed(std::vector<Entry>& work, const std::vector<size_t>& need,
-                                       const std::vector<std::string>& extra, const CancellationToken& cancel) const {
-    std::vector<std::string> texts = extra;
-    for (size_t i : need) texts.push_back(EmbeddingInput(work[i]));
-    std::vector<Embedding> vectors;
-    for (size_t first = 0; first < texts.size(); first += kEmbeddingBatch) {
-      const size_t last = std::min(texts.size(), first + kEmbeddingBatch);
-      Result<std::vector<Embedding>> got = embedder->Embed(
-          std::vector<std::string>(texts.begin() + static_cast<long>(first), texts.begin() + static_cast<long>(last)),
-          cancel, options.embeddings_timeout);
-      if (!got.ok()) return got.status();
-      for (Embedding& v : *got) vectors.push_back(std::move(v));
-    }
-    // One dimension for the memory: the new vectors and any already stored.
-    size_t dim = vectors.empty() ? 0 : vectors.front().size();
-    for (const Entry& e : work) {
-      if (!e.stored.vector.empty()) {
-        dim = e.stored.vector.size();
-        break;
-      }
-    }
-    for (const Embedding& v : vectors) {
-      if (v.size() != dim) {
-        return Status::FailedPrecondition("the embeddings have " + std::to_string(v.size()) +
-                                          " dimensions, the memory's " + std::to_string(dim) +
-                                          " (the model changed under the same name: set another embeddings_model)");
-      }
-    }
-    for (Embedding& v : vectors) NormalizeEmbedding(v);
-    for (size_t k = 0; k < need.size(); ++k) work[need[k]].stored.vector = vectors[extra.size() + k];
-    vectors.resize(extra.size());
-    return vectors;
-  }
-
-  std::string EmbeddingsWarning(const Status& why) const {
-    return "embeddings unavailable, lexical similarity (TF-IDF) used for this call: " + why.message();
-  }
-
-  Result<StoreReport> Store(std::vector<Evidence> items, const CancellationToken& cancel);
-  EvidenceRanking Rank(std::string_view text, size_t n, const CancellationToken& cancel);
-  void Apply(std::vector<Entry> work);  // the new state, swapped in under state_mu
-};
-
-// ---- Storing ------------------------------------------------------------------
-
-Result<StoreReport> ResearchMemory::Impl::Store(std::vector<Evidence> items, const CancellationToken& cancel) {
-  std::lock_guard<std::mutex> write(write_mu);
-  StoreReport report;
-  report.similarity = "lexical";
-  std::vector<Entry> work = entries;  // only writers change `entries`, and this is the writer
-  std::unordered_map<std::string, size_t> keys;
-  std::unordered_map<std::string, size_t> ids;
-  Index(work, keys, ids);
-  const size_t stored_count = work.size();
-  std::vector<bool> changed(stored_count, false);  // stored records merged with a duplicate: fields and vector
-  std::vector<size_t> candidates;                  // new records awaiting the meaning pass
-
-  // 1. Identity: the same URL or a shared identifier is one record.
-  for (Evidence& item : items) {
-    std::string key = Trim(IsBlank(item.url) ? item.id : item.url);
-    if (key.empty()) {
-      report.warnings.push_back("evidence '" + Preview(item.title, 60) +
-                                "' has neither a URL nor an id and was not stored");
-      continue;
-    }
-    std::optional<size_t> match;
-    std::string reason;
-    if (auto k = keys.find(key); k != keys.end()) {
-      match = k->second;
-      reason = IsBlank(item.url) ? "same id" : "same URL";
-    } else {
-      for (const std::string& id : CanonicalIdentifiers(item)) {
-        if (auto i = ids.find(id); i != ids.end()) {
-          match = i->second;
-          reason = "shared identifier " + id;
-          break;
-        }
-      }
-    }
-    if (!match) {
-      candidates.push_back(work.size());
-      work.push_back(MakeEntry(key, std::move(item)));
-      keys.emplace(key, work.size() - 1);
-      for (const std::string& id : work.back().ids) ids.emplace(id, work.size() - 1);
-      continue;
-    }
-    Entry& kept = work[*match];
-    const std::string before = SimilarityText(kept.stored.evidence);
-    Entry merged = MakeEntry(kept.stored.key, MergeDuplicates(kept.stored.evidence, item));
-    merged.stored.seq = kept.stored.seq;
-    if (SimilarityText(merged.stored.evidence) == before) merged.stored.vector = std::move(kept.stored.vector);
-    kept = std::move(merged);
-    for (const std::string& id : kept.ids) ids.emplace(id, *match);
-    if (*match < stored_count) changed[*match] = true;
-    report.duplicates.push_back({.key = kept.stored.key, .incoming = key, .reason = reason, .merged = true});
-  }
-
-  // 2. Vectors: embeddings for every record that lacks one, else TF-IDF.
-  bool use_embeddings = false;
-  std::vector<size_t> embedded_stored;  // stored records that got a vector now
-  if (embedder && !candidates.empty()) {
-    std::vector<size_t> need;
-    for (size_t i = 0; i < work.size(); ++i) {
-      if (work[i].stored.vector.empty()) need.push_back(i);
-    }
-    Result<std::vector<Embedding>> done = Embed(work, need, {}, cancel);
-    if (done.ok()) {
-      use_embeddings = true;
-      report.similarity = "embeddings";
-      for (size_t i : need) {
-        if (i < stored_count) embedded_stored.push_back(i);
-      }
-    } else {
-      report.warnings.push_back(EmbeddingsWarning(done.status()));
-    }
-  }
-  std::vector<SparseVector> lexical;
-  if (!use_embeddings && !candidates.empty()) {
-    std::vector<const TermCounts*> docs;
-    for (const Entry& e : work) docs.push_back(&e.terms);
-    const TfIdfSpace space(docs);
-    for (const Entry& e : work) lexical.push_back(space.Vector(e.terms));
-  }
-  const double threshold = use_embeddings ? options.semantic_threshold : options.lexical_threshold;
-
-  // 3. Meaning: a new record close enough to a kept one is dropped.
-  std::vector<size_t> kept;
-  for (size_t i = 0; i < stored_count; ++i) kept.push_back(i);
-  std::map<size_t, size_t> dropped;  // candidate → the record it duplicates
-  for (size_t c : candidates) {
-    double best = -1;
-    size_t best_index = 0;
-    for (size_t k : kept) {
-      if (HaveDistinctRecordIds(work[c].ids, work[k].ids)) continue;
-      const double s = use_embeddings ? Dot(work[c].stored.vector, work[k].stored.vector)
-                                      : Cosine(lexical[c], lexical[k]);
-      if (s > best) {
-        best = s;
-        best_index = k;
-      }
-    }
-    if (best >= threshold) {
-      dropped[c] = best_index;
-      report.duplicates.push_back(
-          {.key = work[best_index].stored.key,
-           .incoming = work[c].stored.key,
-           .reason = "cosine " + Fixed(best, 2) + (use_embeddings ? " (embeddings)" : " (lexical)"),
-           .merged = false});
-    } else {
-      kept.push_back(c);
-      report.new_keys.push_back(work[c].stored.key);
-    }
-  }
-  // An identity duplicate merged into a record that was then dropped points
-  // at what that record duplicated.
-  for (DuplicateEvidence& d : report.duplicates) {
-    auto k = keys.find(d.key);
-    if (k == keys.end()) continue;
-    if (auto drop = dropped.find(k->second); drop != dropped.end()) d.key = work[drop->second].stored.key;
-  }
-
-  // 4. One transaction; the state changes only once it committed.
-  if (Status s = db->Begin(); !s.ok()) return s;
-  Status written;
-  for (size_t i : embedded_stored) changed[i] = true;
-  for (size_t i = 0; i < stored_count && written.ok(); ++i) {
-    if (!changed[i]) continue;
-    written = db->UpdateEvidence(work[i].stored.seq, work[i].stored.evidence);
-    // The vector too: new, kept, or none when a merge changed the text.
-    if (written.ok()) written = db->SetEmbedding(work[i].stored.seq, work[i].stored.vector);
-  }
-  if (written.ok() && use_embeddings) written = db->SetMeta("embeddings_model", options.embeddings_model);
-  std::vector<Entry> next;
-  next.reserve(stored_count + candidates.size());
-  for (size_t i = 0; i < stored_count; ++i) next.push_back(std::move(work[i]));
-  for (size_t c : candidates) {
-    if (!written.ok()) break;
-    if (dropped.count(c)) continue;
-    Result<int64_t> seq = db->InsertEvidence(work[c].stored.key, work[c].stored.evidence, work[c].stored.vector);
-    if (!seq.ok()) {
-      written = seq.status();
-      break;
-    }
-    work[c].stored.seq = *seq;
-    next.push_back(std::move(work[c]));
-  }
-  if (written.ok()) written = db->Commit();
-  if (!written.ok()) {
-    db->Rollback();
-    return written.WithContext("storing evidence (nothing of this call was stored)");
-  }
-  Apply(std::move(next));
-  for (const std::string& w : report.warnings) Warn(w);
-  return report;
-}
-
-void ResearchMemory::Impl::Apply(std::vector<Entry> next) {
-  std::unordered_map<std::string, size_t> keys;
-  std::unordered_map<std::string, size_t> ids;
-  Index(next, keys, ids);
-  std::lock_guard<std::mutex> lock(state_mu);
-  entries = std::move(next);
-  by_key = std::move(keys);
-  by_id = std::move(ids);
-}
 
 // ---- Ranking ------------------------------------------------------------------
 
@@ -528,13 +248,14 @@ Result<ResearchMemory> ResearchMemory::Open(const std::string& path, std::string
 const std::string& ResearchMemory::query() const { return impl_->query; }
 const std::string& ResearchMemory::path() const { return impl_->path; }
 
-Result<StoreReport> ResearchMemory::Store(std::vector<Evidence> items, const CancellationToken& cancel) {
-  return impl_->Store(std::move(items), cancel);
+Result<StoreReport> ResearchMemory::Store(std::vector<Evidence> items, const CancellationToken& cancel,
+                                          Deadline deadline) {
+  return impl_->Store(std::move(items), cancel, deadline);
 }
 
 Result<std::vector<std::string>> ResearchMemory::StoreEvidence(std::vector<Evidence> items,
                                                                const CancellationToken& cancel) {
-  Result<StoreReport> report = impl_->Store(std::move(items), cancel);
+  Result<StoreReport> report = impl_->Store(std::move(items), cancel, Deadline::Never());
   if (!report.ok()) return report.status();
   return std::move(report->new_keys);
 }

@@ -8,8 +8,11 @@
 // De-duplication of StoreEvidence, in this order:
 //   1. Identity: the same URL, or a shared identifier (PMID, DOI, PMCID, NCT,
 //      ... compared in canonical form: evidence_identity.h) from any source is
-//      one record. The richer record's fields are kept, the gaps filled from
-//      the other, identifiers united; the key (the URL first stored) stays.
+//      one record; so is the same title (TitleKey: case and punctuation do
+//      not count, four words at least) when the two records have no distinct
+//      PMIDs or NCT numbers. The richer record's fields are kept, the gaps
+//      filled from the other, identifiers united; the key (the URL first
+//      stored) stays. Hash lookups: linear in the records.
 //   2. Meaning: a record whose title + abstract is at least
 //      `semantic_threshold` (0.9, seed 003's "Dedup similarity") cosine-similar
 //      to a stored one, by embeddings when `embeddings_url` is set, is a
@@ -18,7 +21,15 @@
 //      stored), the cosine of TF-IDF vectors (text_similarity.h; idf over the
 //      memory's records and the incoming ones) is compared with
 //      `lexical_threshold` (0.7, see its comment). Two records with different
-//      PMIDs or different NCT numbers are never semantic duplicates.
+//      PMIDs or different NCT numbers are never semantic duplicates. A record
+//      is compared only with the kept ones that may be near it: all of them
+//      in a memory of up to 128, else those sharing its rarer words
+//      (near_duplicates.h), so a call costs about linear time, not quadratic.
+//
+// A store call given a deadline (or a cancellation) looks at it as it goes:
+// once it passed, the records not yet examined are not stored, and the
+// report says so (`stopped`, `not_examined`, a warning naming the counts);
+// what was examined before is stored as usual.
 //
 // Persistence: one SQLite file (WAL journal, synchronous=NORMAL: a power cut
 // may lose the last store, never corrupt the file), created 0600, with a
@@ -131,6 +142,11 @@ struct StoreReport {
   std::vector<DuplicateEvidence> duplicates;
   std::string similarity;                     // "embeddings" or "lexical"
   std::vector<std::string> warnings;          // also sent to on_warning
+  // "" when every record was examined; "deadline" or "cancelled" when the
+  // call stopped first and `not_examined` incoming records were left out
+  // (neither stored nor counted as duplicates; a warning names them).
+  std::string stopped;
+  size_t not_examined = 0;
 };
 
 struct ScoredEvidence {
@@ -168,8 +184,11 @@ class ResearchMemory {
 
   // Stores `items` with de-duplication (see the top of this file); items
   // without a URL are keyed by their id, items with neither are left out with
-  // a warning. The error is a failed write: nothing of the call was stored.
-  Result<StoreReport> Store(std::vector<Evidence> items, const CancellationToken& cancel = {});
+  // a warning. Past `deadline` (or once `cancel` is cancelled) the records not
+  // yet examined are left out and named in the report (see the top of this
+  // file). The error is a failed write: nothing of the call was stored.
+  Result<StoreReport> Store(std::vector<Evidence> items, const CancellationToken& cancel = {},
+                            Deadline deadline = Deadline::Never());
   // Store(), returning the keys of the newly stored records (the seed's
   // store_evidence).
   Result<std::vector<std::string>> StoreEvidence(std::vector<Evidence> items, const CancellationToken& cancel = {});

@@ -177,14 +177,16 @@ ModelResponse Manager(const Conversation& c) {
     }
     l.reason = why;
   };
-  if (left <= 1) {
-    l.next_speaker = "report";
-    l.instruction = "Generate the final research report for: " + question;
-    l.reason = "last round: the report must be written now";
-  } else if (searches == 0) {
+  // A search comes first, even in the last round (issue 23: with
+  // --max-rounds 1 the report was written on nothing).
+  if (searches == 0) {
     l.next_speaker = "search";
     l.instruction = "Search the literature for: " + KeyTermQuery(question);
     l.reason = "no evidence yet";
+  } else if (left <= 1) {
+    l.next_speaker = "report";
+    l.instruction = "Generate the final research report for: " + question;
+    l.reason = "last round: the report must be written now";
   } else if (last == "search") {
     if (last_new > 0) {
       l.next_speaker = "judge";

@@ -77,6 +77,13 @@ bool IsFailedSearchesHeading(std::string_view line) {
   return AsciiLower(TrimView(line)) == AsciiLower(kFailedSearchesHeading);
 }
 
+bool IsLeftOutHeading(std::string_view line) {
+  line = TrimView(line);
+  if (line.empty() || line[0] != '#') return false;
+  while (!line.empty() && line[0] == '#') line.remove_prefix(1);
+  return AsciiLower(TrimView(line)) == AsciiLower(kLeftOutHeading);
+}
+
 bool IsHeading(std::string_view line) { return TrimView(line).starts_with("#"); }
 
 std::vector<std::string> Lines(std::string_view text) {
@@ -293,9 +300,12 @@ std::string FailedSearchesSection(const std::vector<FailedSearch>& failed) {
   return out;
 }
 
-std::string WithFailedSearches(const std::string& markdown, const std::vector<FailedSearch>& failed) {
-  std::vector<std::string> lines = WithoutSections(Lines(markdown), IsFailedSearchesHeading);
-  const std::string section = FailedSearchesSection(failed);
+namespace {
+
+// `markdown` without its sections headed as `is_heading` says, and with
+// `section` (unless "") placed before the References heading, else at the end.
+std::string WithSection(const std::string& markdown, bool (*is_heading)(std::string_view), const std::string& section) {
+  std::vector<std::string> lines = WithoutSections(Lines(markdown), is_heading);
   if (section.empty()) return JoinLines(lines);
   std::vector<std::string> out;
   bool placed = false;
@@ -313,6 +323,22 @@ std::string WithFailedSearches(const std::string& markdown, const std::vector<Fa
     for (const std::string& l : Lines(section)) out.push_back(l);
   }
   return JoinLines(out);
+}
+
+}  // namespace
+
+std::string WithFailedSearches(const std::string& markdown, const std::vector<FailedSearch>& failed) {
+  return WithSection(markdown, IsFailedSearchesHeading, FailedSearchesSection(failed));
+}
+
+std::string WithLeftOutRecords(const std::string& markdown, const std::vector<std::string>& notes) {
+  std::string section;
+  if (!notes.empty()) {
+    section = "## " + std::string(kLeftOutHeading) +
+              "\n\nThe research kept less than the sources returned; this report does not rest on what follows.\n\n";
+    for (const std::string& note : notes) section += "- " + Preview(note, 300) + "\n";
+  }
+  return WithSection(markdown, IsLeftOutHeading, section);
 }
 
 VancouverReport NumberInCitationOrder(const ResearchReport& report, std::string_view bibliography,

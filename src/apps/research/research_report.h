@@ -15,7 +15,8 @@
 //
 // Every search that failed is named in the report (WithFailedSearches): a
 // "Searches that failed" section, before the References, one line per
-// search with its round, source, query and error.
+// search with its round, source, query and error. Records found but not
+// kept are named the same way (WithLeftOutRecords, "Records left out").
 //
 // FallbackReport is seed 003's _synthesize_fallback: when the report agent
 // did not run or failed, the report is written from the memory alone (its
@@ -63,6 +64,15 @@ std::string FailedSearchesSection(const std::vector<FailedSearch>& failed);
 // placed before the References heading, else at the end. With no failed
 // search, only an old section is removed.
 std::string WithFailedSearches(const std::string& markdown, const std::vector<FailedSearch>& failed);
+
+// Records the research did not keep: beyond its cap per round, or left
+// unexamined when its deadline passed during de-duplication (issue 23 item 4).
+inline constexpr char kLeftOutHeading[] = "Records left out";
+
+// `markdown` with a "## Records left out" section, one line per note, placed
+// like the failed searches' (replacing one of the same heading); with no
+// note, only an old section is removed.
+std::string WithLeftOutRecords(const std::string& markdown, const std::vector<std::string>& notes);
 
 struct VancouverReport {
   ResearchReport report;                 // citations and references_cited in the report's numbers

@@ -41,25 +41,44 @@ void ResearchEvidenceSink::Flush(const std::vector<std::string>& calls) {
   if (closed || !memory) return;
   std::vector<std::pair<std::string, std::vector<Evidence>>> rest = std::move(held);
   held.clear();
+  size_t room = max_records;
+  size_t over = 0;
   for (const std::string& call : calls) {
     auto it = std::find_if(rest.begin(), rest.end(), [&](const auto& h) { return h.first == call; });
     if (it == rest.end()) continue;
-    StoreLocked(it->second);
+    StoreLocked(it->second, &room, &over);
     rest.erase(it);
   }
   std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& h : rest) StoreLocked(h.second);
+  for (const auto& h : rest) StoreLocked(h.second, &room, &over);
+  if (over > 0) {
+    std::string note = "a search turn found " + std::to_string(over + max_records) + " records; " +
+                       std::to_string(over) + " beyond the " + std::to_string(max_records) +
+                       " a round keeps (max_records_per_round) were left out";
+    warnings.push_back(note);
+    left_out.push_back(std::move(note));
+  }
 }
 
-void ResearchEvidenceSink::StoreLocked(const std::vector<Evidence>& items) {
-  Result<StoreReport> r = memory->Store(items);
+void ResearchEvidenceSink::StoreLocked(const std::vector<Evidence>& items, size_t* room, size_t* over) {
+  const size_t take = std::min(items.size(), *room);
+  *over += items.size() - take;
+  *room -= take;
+  if (take == 0) return;
+  Result<StoreReport> r = memory->Store(std::vector<Evidence>(items.begin(), items.begin() + static_cast<long>(take)),
+                                        {}, deadline);
   if (!r.ok()) {
-    warnings.push_back("the memory did not store " + std::to_string(items.size()) + " record(s): " +
-                       r.status().message());
+    warnings.push_back("the memory did not store " + std::to_string(take) + " record(s): " + r.status().message());
     return;
   }
   new_records += static_cast<int>(r->new_keys.size());
   duplicates += static_cast<int>(r->duplicates.size());
+  if (r->not_examined > 0) {
+    left_out.push_back(std::to_string(r->not_examined) + " record(s) found were not examined for duplicates and " +
+                       "not kept: " + (r->stopped == "cancelled" ? "the research was cancelled" :
+                                                                  "the research's deadline passed") +
+                       " while the memory de-duplicated them");
+  }
   for (std::string& w : r->warnings) warnings.push_back(std::move(w));
 }
 

@@ -28,13 +28,22 @@ std::string ResearchSourceName(const std::string& tool);
 // The records the search calls found, on their way into the memory. A tool
 // abandoned past its deadline may still hand records in later; once the
 // research ended (`closed`) they are dropped. Thread-safe.
+//
+// Bounded: a Flush (one search turn, one round) hands the memory at most
+// `max_records` records, in the order of the calls; the others are left out.
+// The memory's de-duplication stops at `deadline` (the research's). Either
+// way what was left out is named in `left_out` (one line each, for the
+// report's "Records left out") and in `warnings`.
 struct ResearchEvidenceSink {
   std::mutex mu;
   ResearchMemory* memory = nullptr;  // set before the research runs
   bool closed = false;
+  size_t max_records = 300;          // per Flush (ResearchConfig::max_records_per_round)
+  Deadline deadline = Deadline::Never();
   int new_records = 0;  // stored as new, over the research
   int duplicates = 0;
   std::vector<std::string> warnings;
+  std::vector<std::string> left_out;
   // Records by call (ResearchCallKey), in the order the calls ended.
   std::vector<std::pair<std::string, std::vector<Evidence>>> held;
 
@@ -45,7 +54,8 @@ struct ResearchEvidenceSink {
   void Flush(const std::vector<std::string>& calls);
 
  private:
-  void StoreLocked(const std::vector<Evidence>& items);
+  // Stores up to `*room` of `items`, counting down `*room` and up `*over` for the rest.
+  void StoreLocked(const std::vector<Evidence>& items, size_t* room, size_t* over);
 };
 
 // A search call's key: "tool {arguments}".

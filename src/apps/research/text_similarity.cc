@@ -91,11 +91,42 @@ double Cosine(const SparseVector& a, const SparseVector& b) {
   return dot;
 }
 
+double Cosine(const NumberedVector& a, const NumberedVector& b) {
+  double dot = 0;
+  auto i = a.begin();
+  auto j = b.begin();
+  while (i != a.end() && j != b.end()) {
+    if (i->first < j->first) {
+      ++i;
+    } else if (j->first < i->first) {
+      ++j;
+    } else {
+      dot += i->second * j->second;
+      ++i;
+      ++j;
+    }
+  }
+  return dot;
+}
+
 TfIdfSpace::TfIdfSpace(const std::vector<const TermCounts*>& documents)
     : n_(static_cast<double>(documents.size())) {
   for (const TermCounts* doc : documents) {
     for (const auto& [term, count] : *doc) ++df_[term];
   }
+  rank_.reserve(df_.size());
+  uint32_t rank = 0;
+  for (const auto& [term, df] : df_) rank_.emplace(term, rank++);
+}
+
+NumberedVector TfIdfSpace::Numbered(const TermCounts& terms) const {
+  NumberedVector out;
+  const SparseVector v = Vector(terms);
+  out.reserve(v.size());
+  for (const auto& [term, weight] : v) {
+    if (auto r = rank_.find(term); r != rank_.end()) out.emplace_back(r->second, weight);
+  }
+  return out;
 }
 
 SparseVector TfIdfSpace::Vector(const TermCounts& terms) const {

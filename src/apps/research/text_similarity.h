@@ -20,9 +20,11 @@
 #ifndef MEDREACT_APPS_RESEARCH_TEXT_SIMILARITY_H_
 #define MEDREACT_APPS_RESEARCH_TEXT_SIMILARITY_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,16 +41,29 @@ using SparseVector = std::vector<std::pair<std::string, double>>;
 
 double Cosine(const SparseVector& a, const SparseVector& b);
 
+// A SparseVector whose terms are numbered in term order (TfIdfSpace::Numbered):
+// the same cosine, bit for bit (the products are summed in the same order),
+// without comparing strings.
+using NumberedVector = std::vector<std::pair<uint32_t, double>>;
+double Cosine(const NumberedVector& a, const NumberedVector& b);
+
 class TfIdfSpace {
  public:
   // The idf of every term over `documents` (each counted once per document).
   explicit TfIdfSpace(const std::vector<const TermCounts*>& documents);
+  TfIdfSpace(const TfIdfSpace&) = delete;  // rank_ views df_'s keys
+  TfIdfSpace& operator=(const TfIdfSpace&) = delete;
   // Terms the space never saw get the idf of a term in no document.
   SparseVector Vector(const TermCounts& terms) const;
+  // Vector(terms) with each term numbered by its rank among the space's
+  // terms; terms the space never saw are left out (they are in none of its
+  // documents, so they add nothing to a cosine with one).
+  NumberedVector Numbered(const TermCounts& terms) const;
 
  private:
   double n_ = 0;
   std::map<std::string, int> df_;
+  std::unordered_map<std::string_view, uint32_t> rank_;  // term (a key of df_) → its rank
 };
 
 }  // namespace medreact

@@ -1,7 +1,8 @@
 // The paging loop the token-paged literature APIs share (ClinicalTrials.gov's
 // nextPageToken, Europe PMC's cursorMark): fetch pages until enough records,
 // the last page (no next token), an empty page, a token seen before (a server
-// that loops) or kMaxLiteraturePages.
+// that loops) or kMaxLiteraturePages. At most `max_results` records are kept,
+// whatever a page holds; a note counts the ones left out.
 #ifndef MEDREACT_TOOLS_LITERATURE_LITERATURE_PAGING_H_
 #define MEDREACT_TOOLS_LITERATURE_LITERATURE_PAGING_H_
 
@@ -34,6 +35,7 @@ Result<LiteratureResults> FetchPages(const LiteratureFetcher& fetcher, const Too
   LiteratureResults results{.from_cache = true};
   std::string token = std::move(first_token);
   std::set<std::string> seen = {token};
+  size_t beyond = 0;  // records a page held past max_results (a server that ignores the page size)
   for (int page_number = 0; page_number < kMaxLiteraturePages; ++page_number) {
     const int wanted = max_results - static_cast<int>(results.evidence.size());
     Page page;
@@ -48,13 +50,21 @@ Result<LiteratureResults> FetchPages(const LiteratureFetcher& fetcher, const Too
     results.from_cache = results.from_cache && fetched->from_cache;
     if (page_number == 0) results.total = page.*total;
     for (Evidence& e : page.evidence) {
-      if (static_cast<int>(results.evidence.size()) < max_results) results.evidence.push_back(std::move(e));
+      if (static_cast<int>(results.evidence.size()) < max_results) {
+        results.evidence.push_back(std::move(e));
+      } else {
+        ++beyond;
+      }
     }
     if (static_cast<int>(results.evidence.size()) >= max_results || (page.*next).empty() || page.evidence.empty() ||
         !seen.insert(page.*next).second) {
       break;
     }
     token = page.*next;
+  }
+  if (beyond > 0) {
+    results.notes.push_back("the server returned " + std::to_string(beyond) + " record(s) beyond the " +
+                            std::to_string(max_results) + " asked for; left out");
   }
   return results;
 }

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "core/text_util.h"
@@ -22,6 +23,13 @@ constexpr const char kPubMedArticleUrl[] = "https://pubmed.ncbi.nlm.nih.gov/";
 
 bool IsDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// "00123" → "123" (PMIDs are numbers; "0" stays "0").
+std::string StripLeadingZeros(std::string_view digits) {
+  size_t i = 0;
+  while (i + 1 < digits.size() && digits[i] == '0') ++i;
+  return std::string(digits.substr(i));
 }
 
 std::string FirstNonSpaceIs(std::string_view body) {
@@ -353,7 +361,7 @@ std::string PubMedClient::EfetchUrl(const std::vector<std::string>& pmids) const
 }
 
 Result<std::vector<Evidence>> PubMedClient::Fetch(const std::vector<std::string>& pmids, const ToolContext& ctx,
-                                                  bool* from_cache) const {
+                                                  bool* from_cache, size_t* not_asked_for) const {
   std::vector<Evidence> records;
   Result<LiteratureResponse> fetched = fetcher_->Get(
       {.url = EfetchUrl(pmids), .what = "efetch", .limiter = limiter_.get()}, ctx,
@@ -365,14 +373,27 @@ Result<std::vector<Evidence>> PubMedClient::Fetch(const std::vector<std::string>
       });
   if (!fetched.ok()) return fetched.status();
   if (from_cache != nullptr) *from_cache = fetched->from_cache;
-  // efetch usually keeps the order asked for; make sure of it.
+  // Only the records asked for, each once, in the order asked for: a server
+  // may send more than it was asked (issue 23: 66,666 records for 5 ids),
+  // and every one kept costs the memory's de-duplication later.
   std::map<std::string, size_t> rank;
-  for (size_t i = 0; i < pmids.size(); ++i) rank.emplace("PMID:" + pmids[i], i);
-  std::stable_sort(records.begin(), records.end(), [&rank](const Evidence& a, const Evidence& b) {
-    auto ra = rank.find(a.id), rb = rank.find(b.id);
-    return (ra == rank.end() ? rank.size() : ra->second) < (rb == rank.end() ? rank.size() : rb->second);
-  });
-  return records;
+  for (size_t i = 0; i < pmids.size(); ++i) rank.emplace("PMID:" + StripLeadingZeros(pmids[i]), i);
+  std::vector<std::optional<Evidence>> slots(pmids.size());
+  size_t extra = 0;
+  for (Evidence& e : records) {
+    auto r = rank.find("PMID:" + StripLeadingZeros(e.id.substr(5)));
+    if (r == rank.end() || slots[r->second]) {
+      ++extra;
+      continue;
+    }
+    slots[r->second] = std::move(e);
+  }
+  std::vector<Evidence> out;
+  for (std::optional<Evidence>& slot : slots) {
+    if (slot) out.push_back(std::move(*slot));
+  }
+  if (not_asked_for != nullptr) *not_asked_for = extra;
+  return out;
 }
 
 Result<LiteratureResults> PubMedClient::Search(const std::string& query, int max_results, const ToolContext& ctx) const {
@@ -391,11 +412,19 @@ Result<LiteratureResults> PubMedClient::Search(const std::string& query, int max
   if (found.ids.size() > static_cast<size_t>(max_results)) found.ids.resize(max_results);
   if (found.ids.empty()) return results;
   bool fetched_from_cache = false;
-  Result<std::vector<Evidence>> records = Fetch(found.ids, ctx, &fetched_from_cache);
+  size_t not_asked_for = 0;
+  Result<std::vector<Evidence>> records = Fetch(found.ids, ctx, &fetched_from_cache, &not_asked_for);
   if (!records.ok()) return records.status();
+  if (not_asked_for > 0) {
+    results.notes.push_back("efetch returned " + std::to_string(not_asked_for) +
+                            " record(s) not asked for (another PMID, or one asked for twice); left out");
+  }
   if (records->empty()) {
     return Status::ParseError("efetch gave no readable record for the " + std::to_string(found.ids.size()) +
-                              " PMIDs esearch found");
+                              " PMIDs esearch found" +
+                              (not_asked_for > 0 ? " (it returned " + std::to_string(not_asked_for) +
+                                                       " record(s) of PMIDs not asked for, left out)"
+                                                 : std::string()));
   }
   results.evidence = std::move(*records);
   results.from_cache = results.from_cache && fetched_from_cache;

@@ -68,14 +68,18 @@ class PubMedClient {
   // API key) when that is 0.
   explicit PubMedClient(std::shared_ptr<const LiteratureFetcher> fetcher);
 
-  // Searches and fetches up to `max_results` (clamped to 1..100) records.
+  // Searches and fetches up to `max_results` (clamped to 1..100) records:
+  // only the PMIDs esearch returned, at most `max_results` of them, whatever
+  // else efetch sends (a note counts what was left out).
   // Zero matches is a success with no evidence (and the notes); matches of
   // which efetch gives no readable record are a kParseError.
   Result<LiteratureResults> Search(const std::string& query, int max_results, const ToolContext& ctx) const;
 
-  // The records of these PMIDs, in the order given (missing ones left out).
+  // The records of these PMIDs, in the order given, each once (missing ones
+  // left out). Records efetch returned beyond them (another PMID, a PMID a
+  // second time) are left out too, and counted in `*not_asked_for`.
   Result<std::vector<Evidence>> Fetch(const std::vector<std::string>& pmids, const ToolContext& ctx,
-                                      bool* from_cache = nullptr) const;
+                                      bool* from_cache = nullptr, size_t* not_asked_for = nullptr) const;
 
   // The request URLs (secrets included), for tests and the cache.
   std::string EsearchUrl(const std::string& query, int max_results) const;
