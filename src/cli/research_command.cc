@@ -72,19 +72,12 @@ int Fail(const std::string& message) {
 // The research's event sink for the terminal and the --events file.
 class ResearchPrinter {
  public:
-  ResearchPrinter(std::FILE* events, bool quiet) : events_(events), quiet_(quiet) {}
-  ~ResearchPrinter() {
-    if (events_) std::fclose(events_);
-  }
+  ResearchPrinter(std::unique_ptr<LineLog> events, bool quiet) : events_(std::move(events)), quiet_(quiet) {}
   ResearchPrinter(const ResearchPrinter&) = delete;
   ResearchPrinter& operator=(const ResearchPrinter&) = delete;
 
   void operator()(const ResearchEvent& e) {
-    if (events_) {
-      const std::string line = DumpJson(ToJson(e)) + "\n";
-      std::fwrite(line.data(), 1, line.size(), events_);
-      std::fflush(events_);
-    }
+    if (events_) events_->Write(DumpJson(ToJson(e)));
     if (quiet_ || (e.type == ResearchEventType::kProgress && e.agent.empty())) return;  // graph transitions: file only
     if (e.type == ResearchEventType::kStreaming && e.agent == "report") {  // fragments: file only, one line here
       if (!report_streaming_) {
@@ -98,8 +91,11 @@ class ResearchPrinter {
               << "\n";
   }
 
+  // OK, or the --events file's first failed write.
+  Status events_status() const { return events_ ? events_->status() : Status::OK(); }
+
  private:
-  std::FILE* events_;
+  std::unique_ptr<LineLog> events_;
   bool quiet_;
   bool report_streaming_ = false;
 };
@@ -143,19 +139,24 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
 
 int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::PreparedResearch> prepared,
                        const ResearchOutputs& outputs, const std::string& who) {
-  std::FILE* events = nullptr;
+  std::unique_ptr<LineLog> events;
   if (!outputs.events_path.empty()) {
-    Result<std::FILE*> opened = OpenPrivateFile(outputs.events_path, "event log");
+    Result<std::unique_ptr<LineLog>> opened = LineLog::Open(outputs.events_path, "event log");
     if (!opened.ok()) return Fail("--events: " + opened.status().message());
-    events = *opened;
+    events = std::move(*opened);
   }
-  ResearchPrinter printer(events, outputs.quiet);
+  ResearchPrinter printer(std::move(events), outputs.quiet);
   const service::ResearchHooks hooks{
       .on_event = [&printer](const ResearchEvent& e) { printer(e); },
       .cancel = InstallInterruptHandlers(),
       .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; }};
   const service::ResearchRun run = service::RunPreparedResearch(runs, std::move(prepared), hooks);
-  return ReportResearchRun(run, outputs, who);
+  int exit_code = ReportResearchRun(run, outputs, who);
+  if (Status s = printer.events_status(); !s.ok()) {
+    std::cerr << who << ": --events: " << s.message() << "\n";
+    if (exit_code == kExitOk) exit_code = kExitRunFailed;
+  }
+  return exit_code;
 }
 
 int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const ModelFlags& model,

@@ -77,11 +77,10 @@ int ResumeExtract(service::RunService& runs, const RunRecord& run, const AppResu
 bool WriteRunOutputs(const RunReporter& reporter, const RunTrace* trace, const std::string& result_text,
                      const std::string& who) {
   bool ok = true;
-  if (trace) {
-    if (Status s = reporter.WriteTrace(*trace); !s.ok()) {
-      std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-      ok = false;
-    }
+  // WriteTrace names a failed event log too; without a trace, ask it alone.
+  if (Status s = trace ? reporter.WriteTrace(*trace) : reporter.EventsStatus(); !s.ok()) {
+    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
+    ok = false;
   }
   if (Status s = reporter.WriteResult(result_text); !s.ok()) {
     std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";

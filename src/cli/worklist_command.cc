@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <mutex>
 
 #include "apps/triage/worklist.h"
 #include "cli/commands.h"
@@ -43,30 +42,11 @@ struct WorklistFlags {
 };
 
 // --events: every case's events as JSON lines, each with its case's name.
-class CaseEventLog {
- public:
-  ~CaseEventLog() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  Status Open(const std::string& path) {
-    Result<std::FILE*> file = OpenPrivateFile(path, "--events");
-    if (!file.ok()) return file.status();
-    file_ = *file;
-    return Status::OK();
-  }
-  void Write(const std::string& name, const Event& e) {
-    Json line = ToJson(e);
-    line["case"] = name;
-    const std::string text = DumpJson(line) + "\n";
-    std::lock_guard<std::mutex> lock(mu_);
-    std::fwrite(text.data(), 1, text.size(), file_);
-    std::fflush(file_);
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::mutex mu_;
-};
+void WriteCaseEvent(LineLog& log, const std::string& name, const Event& e) {
+  Json line = ToJson(e);
+  line["case"] = name;
+  log.Write(DumpJson(line));
+}
 
 int RunWorklistCommand(const WorklistFlags& flags) {
   auto fail = [](const std::string& message) {
@@ -92,13 +72,15 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       runs, {.dir = flags.dir, .out_dir = flags.out_dir, .concurrency = flags.concurrency, .resume = flags.resume,
              .settings = settings});
   if (!prepared.ok()) return fail(prepared.status().message());
-  auto events = std::make_shared<CaseEventLog>();
+  std::shared_ptr<LineLog> events;
   if (!flags.events_path.empty()) {  // last: nothing can be refused any more
-    if (Status s = events->Open(flags.events_path); !s.ok()) return fail(s.message());
+    Result<std::unique_ptr<LineLog>> log = LineLog::Open(flags.events_path, "--events");
+    if (!log.ok()) return fail(log.status().message());
+    events = std::move(*log);
   }
   WorklistOptions& options = (*prepared)->options;
-  if (!flags.events_path.empty()) {
-    options.on_case_event = [events](const std::string& name, const Event& e) { events->Write(name, e); };
+  if (events) {
+    options.on_case_event = [events](const std::string& name, const Event& e) { WriteCaseEvent(*events, name, e); };
   }
   const bool terminal = isatty(STDERR_FILENO) != 0;
   if (!flags.quiet) {
@@ -131,6 +113,12 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     }
   }
   int exit_code = kExitOk;
+  if (events) {
+    if (Status s = events->status(); !s.ok()) {
+      std::cerr << "medreact worklist: " << s.message() << "\n";
+      exit_code = kExitRunFailed;
+    }
+  }
   if (!report.write_error.empty()) {
     std::cerr << "medreact worklist: " << report.write_error << "\n";
     exit_code = kExitRunFailed;

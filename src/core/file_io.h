@@ -16,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -62,9 +64,38 @@ Status CheckOutputPath(const std::string& path, std::string_view what);
 // what the folder was for and what to do.
 Status MakePrivateFolders(const std::string& dir);
 
-// Creates (or truncates) `path` for appending with mode 0600 and returns the
-// stream, or an error naming the path. The caller closes it with fclose.
+// Creates `path` with mode 0600 (or truncates an existing regular file,
+// keeping its mode: never chmod what medreact did not create) and returns
+// the stream, or an error naming the path; a device, FIFO or socket (or a
+// symlink to one) is refused, never opened. The caller closes it with fclose.
 Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what);
+
+// A file of lines written as a run goes (an event log): every write and
+// flush is checked, and the first that fails (a full disk) is kept, named,
+// and ends the writing, so that the run can say its log is incomplete and
+// exit accordingly. Thread-safe.
+class LineLog {
+ public:
+  // OpenPrivateFile(path, what).
+  static Result<std::unique_ptr<LineLog>> Open(const std::string& path, std::string_view what);
+  ~LineLog();
+  LineLog(const LineLog&) = delete;
+  LineLog& operator=(const LineLog&) = delete;
+
+  // Appends `line` (with its newline) and flushes; nothing after a failure.
+  void Write(std::string_view line);
+  // OK, or Unavailable naming the file, the OS's reason and how many lines were lost.
+  Status status() const;
+
+ private:
+  LineLog(std::FILE* file, std::string path, std::string what);
+  std::FILE* file_;
+  const std::string path_;
+  const std::string what_;
+  mutable std::mutex mu_;
+  Status failed_;       // guarded by mu_
+  size_t lost_ = 0;     // lines not written since the failure; guarded by mu_
+};
 
 }  // namespace medreact
 
