@@ -14,6 +14,7 @@
 #include "medreact/tool_registry.h"
 #include "tools/calc/calc_pack.h"
 #include "tools/growth/growth_pack.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -37,7 +38,7 @@ int RunGrowthTool(const std::string& name, const std::string& args) {
     return kExitBadInput;
   }
   Result<Json> parsed = ParseJson(result.content);
-  std::cout << (parsed.ok() ? DumpJson(*parsed, 2) : result.content) << "\n";
+  std::cout << Printable(parsed.ok() ? DumpJson(*parsed, 2) : result.content) << "\n";
   return kExitOk;
 }
 
@@ -72,7 +73,7 @@ int RunCalc(const CalcFlags& flags) {
     std::cerr << "medreact calc: " << result.status().message() << "\n";
     return kExitBadInput;
   }
-  std::cout << DumpJson(*result, 2) << "\n";
+  std::cout << Printable(DumpJson(*result, 2)) << "\n";
   return kExitOk;
 }
 

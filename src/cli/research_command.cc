@@ -38,6 +38,7 @@
 #include "core/file_io.h"
 #include "core/text_util.h"
 #include "tools/packs.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -87,7 +88,8 @@ class ResearchPrinter {
       report_streaming_ = true;
       return;
     }
-    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message
+    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": "
+              << PrintableLine(e.message)
               << "\n";
   }
 
@@ -110,12 +112,13 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
   }
   int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
   if (out.fell_back) {
-    std::cerr << who << ": the model never answered (" << out.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(out.model_failure)
               << "); the rules planner researched instead\n";
     if (outputs.require_model) exit_code = kExitRunFailed;
   }
   if (!out.report_from_agent) {
-    std::cerr << who << ": fallback synthesis (" << out.stop_reason << "): " << out.fallback_reason << "\n";
+    std::cerr << who << ": fallback synthesis (" << PrintableLine(out.stop_reason)
+              << "): " << PrintableLine(out.fallback_reason) << "\n";
   }
   if (run.status == "interrupted" && run.stored) {
     std::cerr << who << ": the research was interrupted; go on with it with 'medreact runs resume " << run.run_id
@@ -132,7 +135,7 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
   if (!outputs.report_path.empty()) {
     write(WriteTextFile(out.report.markdown, outputs.report_path));
   } else {
-    std::cout << out.report.markdown;
+    std::cout << Printable(out.report.markdown);  // titles, abstracts and the model's words: from outside
   }
   return ExitCodeAfterInterrupt(exit_code);
 }
@@ -182,7 +185,8 @@ int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const Mod
 
 namespace {
 
-int RunResearchCommand(const ResearchFlags& flags) {
+int RunResearchCommand(ResearchFlags flags) {
+  if (flags.report_path == "-") flags.report_path.clear();  // --report -: standard output, as without the flag
   // Every output path is checked before anything runs.
   for (const RunOutputs& o : {RunOutputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                                          .result_path = flags.out_path},
@@ -253,7 +257,7 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
       ->needs(cache);
   cmd->add_option("--memory", flags->memory_path, "keep the research memory in this SQLite file (resumable)");
   cmd->add_option("--out", flags->out_path, "write the structured report and the run's facts (JSON)");
-  cmd->add_option("--report", flags->report_path, "write the report (markdown) here instead of stdout");
+  cmd->add_option("--report", flags->report_path, "write the report (markdown) here instead of stdout ('-': stdout)");
   cmd->add_option("--events", flags->events_path, "write the research events as JSON lines");
   cmd->add_option("--trace", flags->trace_path, "write the research trace (JSON)");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress lines on stderr");

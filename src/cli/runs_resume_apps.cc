@@ -9,6 +9,7 @@
 #include "cli/triage_flags.h"
 #include "medreact/message.h"
 #include "service/triage_runs.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -37,8 +38,8 @@ int ResumeTriage(service::RunService& runs, const RunRecord& run, const AppResum
   if (!prepared.ok()) {
     std::string message = prepared.status().message();
     if (Result<TriageInputs> inputs = TriageInputsFromJson(run.inputs); inputs.ok() && !inputs->worklist_dir.empty()) {
-      message += ": 'medreact worklist " + Printable(inputs->worklist_dir) + " --out " +
-                 Printable(inputs->out_dir) + " --resume' (with the same planner flags)";
+      message += ": 'medreact worklist " + PrintableLine(inputs->worklist_dir) + " --out " +
+                 PrintableLine(inputs->out_dir) + " --resume' (with the same planner flags)";
     }
     return Fail(message);
   }
@@ -86,7 +87,7 @@ bool WriteRunOutputs(const RunReporter& reporter, const RunTrace* trace, const s
     std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
     ok = false;
   }
-  std::cout << result_text;
+  std::cout << Printable(result_text);  // JSON; record and model text in its strings
   return ok;
 }
 
@@ -101,7 +102,7 @@ void SayInterrupted(const std::string& status, bool stored, const std::string& r
 int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResumeFlags& flags) {
   if (run.app == "triage") return ResumeTriage(runs, run, flags);
   if (run.app == "extract") return ResumeExtract(runs, run, flags);
-  return Fail("resuming a '" + Printable(run.app) + "' run is not supported here");
+  return Fail("resuming a '" + PrintableLine(run.app) + "' run is not supported here");
 }
 
 std::string NewRunId() { return "run_" + MintToolCallId().substr(5, 16); }
@@ -111,7 +112,7 @@ int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, boo
   const TriageOutcome& outcome = ran.outcome;
   SayInterrupted(ran.status, ran.stored, ran.run_id, who);
   if (outcome.fell_back) {
-    std::cerr << who << ": the model never answered (" << outcome.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(outcome.model_failure)
               << "); the rules planner decided instead\n";
   }
   const bool unfinished = outcome.agent_ran && outcome.status != RunStatus::kFinished;
@@ -133,7 +134,7 @@ int ReportExtraction(const service::ExtractRan& ran, const RunReporter& reporter
   const ExtractionOutcome& outcome = ran.outcome;
   SayInterrupted(ran.status, ran.stored, ran.run_id, who);
   if (outcome.fell_back) {
-    std::cerr << who << ": the model never answered (" << outcome.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(outcome.model_failure)
               << "); the offline planner extracted instead\n";
   }
   int exit_code = outcome.valid ? kExitOk : kExitRunFailed;

@@ -12,6 +12,7 @@
 #include "core/file_io.h"
 #include "service/cxr_runs.h"
 #include "tools/imaging/imaging_pack.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -57,13 +58,14 @@ int ResumeCxrRun(service::RunService& runs, const RunRecord& run, const ModelFla
     ReportPause(paused, /*stored=*/true, std::cerr, kWho);
     return kExitAwaitingApproval;
   }
-  std::cout << outcome.answer << "\n" << std::flush;
+  std::cout << Printable(outcome.answer) << "\n" << std::flush;
   if (resumed.status == "interrupted") {
     std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << run.id << "'\n";
   }
   int exit_code = outcome.status == RunStatus::kFinished ? kExitOk : kExitRunFailed;
   if (outcome.status != RunStatus::kFinished) {
-    std::cerr << kWho << ": run ended with status '" << RunStatusName(outcome.status) << "': " << outcome.error
+    std::cerr << kWho << ": run ended with status '" << RunStatusName(outcome.status)
+              << "': " << PrintableLine(outcome.error)
               << "\n";
   }
   if (Status s = (*reporter)->WriteTrace(outcome.trace); !s.ok()) {

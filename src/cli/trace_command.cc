@@ -12,11 +12,13 @@
 #include "cli/cli_io.h"
 #include "cli/commands.h"
 #include "medreact/json.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
 
-std::string Str(const Json& j, const char* key) { return Printable(StringOr(j, key)); }
+// A field of the trace file (outside text) as one line of the terminal.
+std::string Str(const Json& j, const char* key) { return PrintableLine(StringOr(j, key)); }
 
 // A duration as whole milliseconds; formatted as a double, because a value
 // from the file may be far beyond any integer type (1e308).
@@ -77,7 +79,7 @@ int RunTraceShow(const std::string& path, size_t width) {
     if (!Str(s, "parse_error").empty()) std::cout << "  unusable reply: " << Preview(Str(s, "parse_error"), width) << "\n";
     if (!Str(s, "model_error").empty()) std::cout << "  model error: " << Str(s, "model_error") << "\n";
     for (const Json& note : ArrayOr(s, "notes")) {
-      if (note.is_string()) std::cout << "  note:   " << Printable(note.get<std::string>()) << "\n";
+      if (note.is_string()) std::cout << "  note:   " << PrintableLine(note.get<std::string>()) << "\n";
     }
   }
   std::cout << "answer:   " << Str(t, "answer") << "\n";

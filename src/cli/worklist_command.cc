@@ -25,6 +25,7 @@
 #include "cli/triage_flags.h"
 #include "service/triage_runs.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -89,7 +90,8 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       if (c.fell_back) what += " (rules fallback)";
       if (c.skipped) what += " (finished earlier)";
       if (c.resumed) what += " (resumed)";
-      const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + c.name + ": " + what;
+      const std::string line =
+          "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + PrintableLine(c.name) + ": " + what;
       if (terminal) {
         std::cerr << "\r\033[K" << line << (done == total ? "\n" : "") << std::flush;
       } else {
@@ -101,13 +103,13 @@ int RunWorklistCommand(const WorklistFlags& flags) {
   WorklistReport report =
       service::RunWorklistPrepared(runs, std::move(*prepared), {.cancel = InstallInterruptHandlers(), .warn = warn});
   if (flags.json) {
-    std::cout << DumpJson(WorklistJson(report), 2) << "\n";
+    std::cout << Printable(DumpJson(WorklistJson(report), 2)) << "\n";
   } else {
     std::cout << "Worklist " << flags.dir << ": " << report.cases.size() << " cases, "
               << report.cases.size() - report.failed << " triaged, " << report.failed << " failed";
     if (flags.resume) std::cout << " (" << report.skipped << " finished earlier, " << report.resumed << " resumed)";
     std::cout << "; planner " << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
-              << RenderWorklistTable(report);
+              << RenderWorklistTable(report);  // each field escaped as one line
     if (!flags.out_dir.empty() && report.write_error.empty()) {
       std::cout << "\nResults: " << flags.out_dir << "/worklist.json (and one <case>.json per case)\n";
     }

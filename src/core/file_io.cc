@@ -118,17 +118,26 @@ Status NotRegular(const std::string& path, std::string_view what, mode_t mode) {
 
 }  // namespace
 
-Status CheckOutputPath(const std::string& path, std::string_view what) {
-  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+Status CheckRegularOrNew(const std::string& path, std::string_view what) {
   struct stat st {};
   // stat follows a symlink: what it points at is what would be written.
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) +
-                                     ": it is a folder; give a file name");
-    }
-    if (!S_ISREG(st.st_mode)) return NotRegular(path, what, st.st_mode);
+  if (::stat(path.c_str(), &st) != 0) return Status::OK();
+  if (S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) +
+                                   ": it is a folder; give a file name");
   }
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, what, st.st_mode);
+  return Status::OK();
+}
+
+Status CheckOutputPath(const std::string& path, std::string_view what) {
+  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+  if (path == "-") {
+    return Status::InvalidArgument("cannot write the " + std::string(what) +
+                                   " to '-': standard output is not a file here; give a file's path");
+  }
+  if (Status s = CheckRegularOrNew(path, what); !s.ok()) return s;
+  struct stat st {};
   const std::string folder = ParentFolder(path);
   if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) + ": folder " +

@@ -52,10 +52,20 @@ std::string AbsoluteInputPath(const std::string& path);
 // exist or is not writable.
 Status WriteFileAtomic(const std::string& path, std::string_view text);
 
-// Whether `path` can be written as an output file: not a folder, its folder
-// exists and is writable. Checked before a run starts, so a bad --out or
-// --trace is a usage error (exit 2) instead of a lost run.
+// Whether `path` can be written as an output file: new or a regular file
+// (after symlinks: never a folder, a device, a FIFO or a socket, which the
+// atomic writer's rename would replace and the opener would write into), not
+// "-" (a command that prints to standard output by itself turns its "-" into
+// "no file" before this), and its folder exists and is writable. Checked
+// before a run starts, so a bad --out or --trace is a usage error (exit 2)
+// instead of a lost run or a replaced /dev/null.
 Status CheckOutputPath(const std::string& path, std::string_view what);
+
+// The first half of CheckOutputPath, for files medreact keeps and reopens
+// (SQLite databases: a cache, a memory, an index): OK when `path` does not
+// exist or is a regular file (after symlinks); InvalidArgument naming what it
+// is otherwise.
+Status CheckRegularOrNew(const std::string& path, std::string_view what);
 
 // Creates the folder `dir` and its missing parents, each new one 0700 (the
 // run store, the caches: what medreact keeps may hold patient data); folders

@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/file_io.h"
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/model_factory.h"
 #include "medreact/trace.h"
 #include "store/run_recorder.h"
 #include "tools/literature/literature_recording.h"
+#include "core/printable.h"
 
 namespace medreact::service {
 namespace {
@@ -186,7 +188,7 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
   std::vector<std::string> sources;
   for (const std::string& s : start.sources) {
     if (s != "pubmed" && s != "trials" && s != "preprints") {
-      return Status::InvalidArgument("the sources (sources): unknown source '" + Printable(s) +
+      return Status::InvalidArgument("the sources (sources): unknown source '" + PrintableLine(s) +
                                      "' (pubmed, trials, preprints)");
     }
     if (std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
@@ -207,6 +209,13 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
   if (!start.replay_path.empty() && start.cache_path.empty()) {
     return Status::InvalidArgument("a recording (replay_path) is imported into a literature cache the user names "
                                    "(cache_path), never silently into the default one");
+  }
+  // The databases it keeps: a device or a FIFO there is refused before any work.
+  if (!start.cache_path.empty()) {
+    if (Status s = CheckRegularOrNew(start.cache_path, "literature cache (cache_path)"); !s.ok()) return s;
+  }
+  if (!start.memory_path.empty()) {
+    if (Status s = CheckRegularOrNew(start.memory_path, "research memory (memory_path)"); !s.ok()) return s;
   }
   Result<std::string> provider =
       ResolveProvider(start.planner, start.model.protocol, !start.model.url.empty(), /*app_has_planner=*/true);

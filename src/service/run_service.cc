@@ -9,6 +9,7 @@
 #include "core/text_util.h"
 #include "service/cxr_runs.h"
 #include "store/run_recorder.h"
+#include "core/printable.h"
 
 namespace medreact::service {
 
@@ -35,7 +36,7 @@ std::vector<std::string> Undecided(const RunState& state) {
 
 std::string Names(const std::vector<std::string>& ids) {
   std::string out;
-  for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
+  for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + PrintableLine(c);
   return out.empty() ? "none" : out;
 }
 
@@ -214,7 +215,7 @@ Result<RunRecord> RunService::PrepareResume(const std::string& run_id) {
   const AppRow* app = FindApp(run->app);
   if (!app) {
     return Status::InvalidArgument("run '" + run_id + "' is of an app this medreact does not know ('" +
-                                   Printable(run->app) + "')");
+                                   PrintableLine(run->app) + "')");
   }
   if (run->status == "awaiting_approval") {
     return Status::FailedPrecondition("run '" + run_id +
@@ -222,7 +223,7 @@ Result<RunRecord> RunService::PrepareResume(const std::string& run_id) {
                                       "and it goes on");
   }
   if (run->status != "running" && run->status != "interrupted" && run->status != "error") {
-    return Status::FailedPrecondition("run '" + run_id + "' ended with status '" + Printable(run->status) +
+    return Status::FailedPrecondition("run '" + run_id + "' ended with status '" + PrintableLine(run->status) +
                                       "'; there is nothing to resume");
   }
   if (!app->resumable) {
@@ -249,7 +250,7 @@ Result<RunOutcome> RunService::Resume(const std::string& run_id, const ResumeSpe
   if (!run.ok()) return run.status();
   if (run->app != "chat") {
     store_->ReleaseRun(run_id);
-    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + PrintableLine(run->app) +
                                  " run: its resume is assembled by the front end (service/app_table.h)");
   }
   return Continue(run_id, spec, hooks);
@@ -260,7 +261,7 @@ Result<RunOutcome> RunService::Continue(const std::string& run_id, const ResumeS
   Result<RunRecord> run = store_->Get(run_id);
   if (!run.ok()) return run.status();
   if (run->app != "chat") {
-    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + PrintableLine(run->app) +
                                  " run: its resume is assembled by the front end (service/app_table.h)");
   }
   if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
@@ -323,11 +324,11 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   if (!run.ok()) return run.status();
   if (run->status != "awaiting_approval") {
     return Status::FailedPrecondition("run '" + run_id + "' is not waiting for approval (its status is '" +
-                                      Printable(run->status) + "')");
+                                      PrintableLine(run->status) + "')");
   }
   const AppRow* app = FindApp(run->app);
   if (!app || !app->waits_for_approval) {
-    return Status::FailedPrecondition("a '" + Printable(run->app) + "' run never waits for approval");
+    return Status::FailedPrecondition("a '" + PrintableLine(run->app) + "' run never waits for approval");
   }
   if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
   Result<std::optional<RunState>> stored = store_->LatestState(run_id);
@@ -352,7 +353,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
     std::vector<std::string> targets = waiting;
     if (!d.call_id.empty()) {
       if (std::find(waiting.begin(), waiting.end(), d.call_id) == waiting.end() || state.approvals.count(d.call_id)) {
-        return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + Printable(d.call_id) +
+        return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + PrintableLine(d.call_id) +
                                             "' (waiting: " + Names(waiting) + ")"));
       }
       targets = {d.call_id};
@@ -383,7 +384,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
         const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
         Result<Json> valid = tools->ValidateArguments(tool, d.arguments);
         if (!valid.ok()) {
-          return fail(Status::InvalidArgument("the edited arguments (arguments) for " + Printable(tool) + ": " +
+          return fail(Status::InvalidArgument("the edited arguments (arguments) for " + PrintableLine(tool) + ": " +
                                               valid.status().message()));
         }
         decision.arguments = DumpJson(*valid);

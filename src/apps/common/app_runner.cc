@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "core/file_io.h"
+#include "medreact/json.h"
+#include "core/printable.h"
 
 namespace medreact {
 
@@ -45,12 +47,12 @@ EventSink RunReporter::sink() {
 void RunReporter::OnEvent(const Event& e) {
   std::lock_guard<std::mutex> lock(mu_);  // a worklist's runs share one reporter
   if (events_) events_->Write(DumpJson(ToJson(e)));
-  if (outputs_.stream && e.type == EventType::kModelDelta) progress_ << e.text << std::flush;
+  if (outputs_.stream && e.type == EventType::kModelDelta) progress_ << Printable(e.text) << std::flush;
   if (outputs_.stream && e.type == EventType::kAssistantMessage && !e.text.empty()) progress_ << "\n";
   if (!outputs_.verbose) return;
   switch (e.type) {  // names and timings only: no message, record or tool content
     case EventType::kToolFinished:
-      progress_ << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
+      progress_ << "[step " << e.step << "] " << PrintableLine(e.tool_name) << (e.ok ? " ok " : " error ")
                 << static_cast<long long>(e.elapsed_ms) << " ms\n";
       break;
     case EventType::kStepFinished:

@@ -19,6 +19,7 @@
 #include "store/run_recorder.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/rag/corpus_files.h"
+#include "core/printable.h"
 
 namespace medreact {
 namespace {
@@ -618,10 +619,12 @@ std::string RenderWorklistTable(const WorklistReport& report) {
     std::string adjustment = Adjustment(c);
     if (c.fell_back) adjustment += "*";
     if (c.status != RunStatus::kFinished) adjustment += " (" + std::string(RunStatusName(c.status)) + ")";
+    // Names, ids and findings come from the case folders and the model: each shown as one line.
     rows.push_back(
-        {std::to_string(++rank), c.name, Shorten(c.result.value("patient_id", std::string()), 12),
+        {std::to_string(++rank), PrintableLine(c.name),
+         PrintableLine(Shorten(c.result.value("patient_id", std::string()), 12)),
          std::to_string(base) + " " + PriorityName(base) + " → " + std::to_string(final) + " " + PriorityName(final),
-         adjustment, JoinFindings(c).empty() ? "-" : JoinFindings(c)});
+         PrintableLine(adjustment), JoinFindings(c).empty() ? "-" : PrintableLine(JoinFindings(c))});
   }
   std::vector<size_t> widths(5, 0);
   for (const Row& r : rows) {
@@ -639,7 +642,7 @@ std::string RenderWorklistTable(const WorklistReport& report) {
   if (report.failed > 0) {
     out += "\nFailed cases (" + std::to_string(report.failed) + "):\n";
     for (const WorklistCaseResult& c : report.cases) {
-      if (!c.ok) out += "  " + c.name + ": " + c.error + "\n";
+      if (!c.ok) out += "  " + PrintableLine(c.name) + ": " + PrintableLine(c.error) + "\n";
     }
   }
   return out;
