@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "apps/common/approval_policy.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "store/run_store.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

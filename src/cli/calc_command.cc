@@ -10,11 +10,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "medreact/tool_registry.h"
 #include "tools/calc/calc_pack.h"
 #include "tools/growth/growth_pack.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -51,7 +51,7 @@ int RunCalc(const CalcFlags& flags) {
       if (c.medcalc_id != 0) item["medcalc_id"] = c.medcalc_id;
       list.push_back(item);
     }
-    std::cout << DumpJson(list, 2) << "\n";
+    std::cout << Printable(DumpJson(list, 2)) << "\n";
     return kExitOk;
   }
   const calc::Calculator* calculator = calc::FindCalculator(flags.name);

@@ -51,9 +51,9 @@
 #include "cli/model_flags.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/printable.h"
 #include "service/cxr_runs.h"
 #include "tools/imaging/imaging_pack.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

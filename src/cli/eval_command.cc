@@ -13,11 +13,11 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "eval/medcalc_eval.h"
 #include "medreact/json.h"
 #include "medreact/trace.h"
 #include "tools/calc/calculator.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

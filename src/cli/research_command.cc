@@ -36,9 +36,9 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "tools/packs.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

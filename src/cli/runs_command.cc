@@ -42,9 +42,9 @@
 #include "cli/runs_resume_cxr.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "service/run_service.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

@@ -7,9 +7,9 @@
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
 #include "cli/triage_flags.h"
+#include "core/printable.h"
 #include "medreact/message.h"
 #include "service/triage_runs.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

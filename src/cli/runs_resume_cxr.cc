@@ -10,9 +10,9 @@
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "service/cxr_runs.h"
 #include "tools/imaging/imaging_pack.h"
-#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {

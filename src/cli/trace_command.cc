@@ -11,8 +11,8 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
-#include "medreact/json.h"
 #include "core/printable.h"
+#include "medreact/json.h"
 
 namespace medreact::cli {
 namespace {

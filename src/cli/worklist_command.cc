@@ -23,9 +23,9 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
-#include "service/triage_runs.h"
 #include "core/file_io.h"
 #include "core/printable.h"
+#include "service/triage_runs.h"
 
 namespace medreact::cli {
 namespace {

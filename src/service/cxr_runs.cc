@@ -12,12 +12,12 @@
 #include "apps/common/approval_policy.h"
 #include "apps/cxr/cxr_planner.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "service/run_images.h"
 #include "store/run_recorder.h"
 #include "tools/imaging/image_codec.h"
 #include "tools/imaging/vision_client.h"
-#include "core/printable.h"
 
 namespace medreact::service {
 namespace {

@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/model_factory.h"
 #include "medreact/trace.h"
 #include "store/run_recorder.h"
 #include "tools/literature/literature_recording.h"
-#include "core/printable.h"
 
 namespace medreact::service {
 namespace {

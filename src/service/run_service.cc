@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "apps/common/approval_policy.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "service/cxr_runs.h"
 #include "store/run_recorder.h"
-#include "core/printable.h"
 
 namespace medreact::service {
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "store/run_recorder.h"
-#include "core/printable.h"
 
 namespace medreact::service {
 namespace {

@@ -77,6 +77,7 @@ std::vector<OutputFlag> EveryOutputFlag(const std::string& path, const TempDir& 
       {"cxr --out", {bin, "cxr", kChest, "--question", "q", "--no-store", "--out", path}},
       {"cxr --trace", {bin, "cxr", kChest, "--question", "q", "--no-store", "--trace", path}},
       {"cxr --events", {bin, "cxr", kChest, "--question", "q", "--no-store", "--events", path}},
+      {"cxr --image-dir", {bin, "cxr", kChest, "--question", "q", "--no-store", "--image-dir", path}},
       {"research --out", {bin, "research", "q?", "--planner", "rules", "--no-store", "--out", path}},
       {"research --report", {bin, "research", "q?", "--planner", "rules", "--no-store", "--report", path}},
       {"research --events", {bin, "research", "q?", "--planner", "rules", "--no-store", "--events", path}},
@@ -183,6 +184,27 @@ TEST(OutputPathsTest, EveryOutputFlagRefusesClonedDevicesAndASymlinkToOne) {
   ExpectEveryFlagRefuses(dir.File("null"), dir.File("null"), "a null device");
   ExpectEveryFlagRefuses(dir.File("full"), dir.File("full"), "a full device");
   ExpectEveryFlagRefuses(dir.File("link-null"), dir.File("null"), "a symlink to a null device");
+}
+
+TEST(OutputPathsTest, StandardOutputOnAFullDeviceIsAFailureNamedOnStderr) {
+  TempDir dir;
+  if (::mknod(dir.File("full").c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) {
+    GTEST_SKIP() << "cannot make a device node here (mknod: " << std::strerror(errno) << "; needs root or CAP_MKNOD)";
+  }
+  const NodeState before = StateOf(dir.File("full"));
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"calc", "list"},
+        std::vector<std::string>{"triage", "--fhir", kBundle, "--findings", "Acute PE", "--no-store"},
+        std::vector<std::string>{"worklist", kWorklist, "-q", "--no-store", "--out", dir.File("wl")}}) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh",
+                                     dir.File("full"), MEDREACT_BINARY};
+    argv.insert(argv.end(), command.begin(), command.end());
+    ProcessResult r = RunCommand(argv);
+    EXPECT_EQ(r.term_signal, 0) << command[0];
+    EXPECT_EQ(r.exit_code, 1) << command[0] << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr("writing to standard output failed")) << command[0];
+  }
+  EXPECT_TRUE(StateOf(dir.File("full")) == before);
 }
 
 TEST(OutputPathsTest, ResearchReportDashIsStandardOutputAndDashIsRefusedElsewhere) {

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "core/file_io.h"
-#include "medreact/json.h"
 #include "core/printable.h"
+#include "medreact/json.h"
 
 namespace medreact {
 

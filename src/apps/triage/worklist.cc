@@ -14,12 +14,12 @@
 
 #include "apps/triage/triage_policy.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "engine/thread_pool.h"
 #include "medreact/trace.h"
 #include "store/run_recorder.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/rag/corpus_files.h"
-#include "core/printable.h"
 
 namespace medreact {
 namespace {
