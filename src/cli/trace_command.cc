@@ -82,7 +82,8 @@ int RunTraceShow(const std::string& path, size_t width) {
       if (note.is_string()) std::cout << "  note:   " << PrintableLine(note.get<std::string>()) << "\n";
     }
   }
-  std::cout << "answer:   " << Str(t, "answer") << "\n";
+  // The answer is a body: its own lines are kept, as `chat` prints them.
+  std::cout << "answer:   " << Printable(StringOr(t, "answer")) << "\n";
   return kExitOk;
 }
 

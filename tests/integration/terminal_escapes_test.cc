@@ -104,14 +104,14 @@ TEST(TerminalEscapesTest, RunsListShowAndTraceShowPrintStoredAndTracedTextEscape
   ProcessResult trace = RunCommand({MEDREACT_BINARY, "trace", "show", dir.File("trace.json")});
   EXPECT_EQ(trace.exit_code, 0) << trace.err;
   ExpectNoControls(trace, "trace show");
-  ExpectNoForgedLine(trace.out, "trace show");
+  ExpectNoForgedLine(trace.out.substr(0, trace.out.rfind("answer:   ")), "trace show");  // the answer is a body
 }
 
 TEST(TerminalEscapesTest, TraceShowEscapesEveryFieldOfAHostileTraceFile) {
   const std::string h = HostileText();
   const Json call = {{"id", h}, {"name", h}, {"arguments", h}};
   const Json trace = {{"status", h}, {"model", h}, {"protocol", h}, {"started_at", h}, {"elapsed_ms", 1},
-                      {"error", h},  {"answer", h},
+                      {"error", h},  {"answer", "the answer's own\nsecond line " + h},
                       {"steps", Json::array({Json{{"index", 0}, {"kind", h}, {"elapsed_ms", 1},
                                                   {"assistant", {{"content", h}, {"tool_calls", Json::array({call})}}},
                                                   {"tool_results", Json::array({Json{{"ok", true}, {"content", h}},
@@ -123,8 +123,12 @@ TEST(TerminalEscapesTest, TraceShowEscapesEveryFieldOfAHostileTraceFile) {
   ProcessResult r = RunCommand({MEDREACT_BINARY, "trace", "show", dir.File("trace.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ExpectNoControls(r, "trace show");
-  ExpectNoForgedLine(r.out, "trace show");
   EXPECT_THAT(r.out, HasSubstr("status:   clear\\x1b[2J"));
+  // Every field but the answer is one line; the answer keeps its own lines
+  // (a body, as chat prints it), everything else in it escaped.
+  const std::string before_answer = r.out.substr(0, r.out.rfind("answer:   "));
+  ExpectNoForgedLine(before_answer, "trace show");
+  EXPECT_THAT(r.out, HasSubstr("answer:   the answer's own\nsecond line clear\\x1b[2J"));
 }
 
 TEST(TerminalEscapesTest, CxrPrintsEndpointLabelsAndStructureNamesEscaped) {

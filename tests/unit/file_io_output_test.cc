@@ -74,7 +74,9 @@ TEST(FileIoOutputTest, FifosSocketsFoldersSymlinksToThemAndDashAreRefusedNeverOp
     EXPECT_FALSE(LineLog::Open(c.path, "event log").ok()) << c.path;
     EXPECT_FALSE(WriteFileAtomic(c.path, "x").ok()) << c.path;
     EXPECT_EQ(ModeOf(c.path), before) << c.path;
-    if (c.path != "-") EXPECT_FALSE(CheckRegularOrNew(c.path, "research memory").ok()) << c.path;
+    if (c.path != "-") {
+      EXPECT_FALSE(CheckRegularOrNew(c.path, "research memory").ok()) << c.path;
+    }
   }
   EXPECT_EQ(::access("-", F_OK), -1);  // "-" never became a file
   EXPECT_TRUE(CheckRegularOrNew(dir.File("new.sqlite"), "research memory").ok());

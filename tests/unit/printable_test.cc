@@ -57,7 +57,9 @@ TEST(PrintableTest, EveryByteValueAloneIsEscapedOrItself) {
     const std::string one(1, static_cast<char>(b));
     const std::string line = PrintableLine(one);
     EXPECT_FALSE(HasTerminalControl(line, false)) << b;
-    if (b >= 0x20 && b < 0x7f) EXPECT_EQ(line, one) << b;
+    if (b >= 0x20 && b < 0x7f) {
+      EXPECT_EQ(line, one) << b;
+    }
   }
   for (unsigned cp = 0x80; cp <= 0x9f; ++cp) {  // every C1 control, UTF-8 encoded
     const std::string c1 = {static_cast<char>(0xc2), static_cast<char>(cp)};
