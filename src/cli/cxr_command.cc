@@ -136,7 +136,7 @@ int RunCxrCommand(const CxrFlags& flags) {
   Result<std::vector<std::string>> rules = ApprovalRules(flags.approval);
   if (!rules.ok()) return Fail(rules.status().message());
   Result<std::shared_ptr<RunStore>> run_store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; });
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(w) << "\n"; });
   if (!run_store.ok()) return Fail(run_store.status().message());
   service::RunService runs(*run_store);
 
@@ -172,7 +172,7 @@ int RunCxrCommand(const CxrFlags& flags) {
       .cancel = InstallInterruptHandlers(),
       .approve = p.config.needs_approval ? TerminalApprover(flags.approval.prompt, offered_tools, std::cin, std::cerr)
                                          : nullptr,
-      .warn = [](const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }};
+      .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }};
 
   const bool no_image_read = p.image_ids.empty();
   const bool conversation = flags.interactive || (flags.question.empty() && isatty(STDIN_FILENO) != 0);

@@ -152,7 +152,7 @@ int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::Prepa
   const service::ResearchHooks hooks{
       .on_event = [&printer](const ResearchEvent& e) { printer(e); },
       .cancel = InstallInterruptHandlers(),
-      .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; }};
+      .warn = [who](const std::string& w) { std::cerr << who << ": " << PrintableLine(w) << "\n"; }};
   const service::ResearchRun run = service::RunPreparedResearch(runs, std::move(prepared), hooks);
   int exit_code = ReportResearchRun(run, outputs, who);
   if (Status s = printer.events_status(); !s.ok()) {
@@ -194,7 +194,9 @@ int RunResearchCommand(ResearchFlags flags) {
     if (Status s = RunReporter::CheckPaths(o); !s.ok()) return Fail(s.message());
   }
   Result<std::shared_ptr<RunStore>> store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact research: " << w << "\n"; });
+      OpenStoreForRun(flags.store, [](const std::string& w) {
+        std::cerr << "medreact research: " << PrintableLine(w) << "\n";
+      });
   if (!store.ok()) return Fail(store.status().message());
   service::RunService runs(*store);
   service::ResearchStart start{.question = flags.question,

@@ -237,7 +237,7 @@ service::RunHooks CliHooks(RunReporter& reporter, const std::string& approval_pr
   return {.on_event = reporter.sink(),
           .cancel = InstallInterruptHandlers(),
           .approve = tools ? TerminalApprover(approval_prompt, std::move(tools), std::cin, std::cerr) : nullptr,
-          .warn = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; }};
+          .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(w) << "\n"; }};
 }
 
 // Goes on with a chat run (resumed, or decided) through the service, and

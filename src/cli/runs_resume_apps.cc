@@ -21,7 +21,7 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
-void Warn(const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }
+void Warn(const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }
 
 service::ResumeSpec SpecOf(const AppResumeFlags& flags) {
   return {.model = HasModel(flags.model) ? ModelSettingsOf(flags.model)

@@ -49,7 +49,7 @@ int ResumeCxrRun(service::RunService& runs, const RunRecord& run, const ModelFla
       {.on_event = (*reporter)->sink(),
        .cancel = InstallInterruptHandlers(),
        .approve = asks ? TerminalApprover(approval_prompt, tools, std::cin, std::cerr) : nullptr,
-       .warn = [](const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }});
+       .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }});
   const CxrOutcome& outcome = resumed.outcome;
   if (resumed.status == "awaiting_approval") {
     RunResult paused;

@@ -57,7 +57,9 @@ int RunWorklistCommand(const WorklistFlags& flags) {
   if (!flags.events_path.empty()) {
     if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) return fail(s.message());
   }
-  auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << WithFlagNames(w) << "\n"; };
+  auto warn = [](const std::string& w) {
+    std::cerr << "medreact worklist: " << PrintableLine(WithFlagNames(w)) << "\n";
+  };
   const service::TriageSettings settings = TriageSettingsOf(flags.triage);
   // Only a model's investigations are recorded (triage_app.h).
   Result<std::shared_ptr<RunStore>> store = std::shared_ptr<RunStore>();
