@@ -203,9 +203,11 @@ Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view wha
     return Status::Unavailable("cannot write the " + std::string(what) + " to " + Quoted(path) + ": " +
                                std::strerror(err));
   };
-  // A new file is made private; an existing one is opened without creating,
-  // following or blocking (a FIFO swapped in since the check), checked to be
-  // a regular file, and only then truncated. Its mode is the owner's choice.
+  // A new file is made private (O_EXCL: created here, never through a
+  // dangling symlink); an existing one (a symlink to it is followed) is
+  // opened without creating it or blocking (a FIFO swapped in since the
+  // check), checked to be a regular file, and only then truncated. Its mode
+  // is its owner's choice: never fchmod what medreact did not create.
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0 && errno == EEXIST) {
     fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
