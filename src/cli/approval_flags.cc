@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "apps/common/approval_policy.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "store/run_store.h"
 
@@ -87,7 +88,7 @@ namespace {
 std::optional<ApprovalDecision> AskOnTerminal(const std::shared_ptr<const ToolRegistry>& tools, const ToolCall& call,
                                               const ToolSpec& spec, std::istream& in, std::ostream& out) {
   {
-    out << "\nThe agent wants to run " << Printable(spec.name) << " (call " << Printable(call.id)
+    out << "\nThe agent wants to run " << PrintableLine(spec.name) << " (call " << PrintableLine(call.id)
         << ") with arguments:\n  " << Preview(call.arguments, 4000) << "\n";
     for (int tries = 0; tries < kMaxTries; ++tries) {
       out << "Run it? [y]es / [n]o / [e]dit the arguments / [l]ater (pause the run): " << std::flush;
@@ -131,7 +132,7 @@ Status ApplyApproval(const std::vector<std::string>& rules, const std::string& p
 
 void ReportPause(const RunResult& result, bool stored, std::ostream& err, const std::string& who) {
   const std::string& id = result.trace.run_id;
-  err << who << ": the run paused: " << result.error << "\n";
+  err << who << ": the run paused: " << PrintableLine(result.error) << "\n";
   if (!stored) {
     err << who << ": this run is not in a run store (--no-store), so nothing can resume it\n";
     return;

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "medreact/tool_registry.h"
 #include "tools/calc/calc_pack.h"
@@ -37,7 +38,7 @@ int RunGrowthTool(const std::string& name, const std::string& args) {
     return kExitBadInput;
   }
   Result<Json> parsed = ParseJson(result.content);
-  std::cout << (parsed.ok() ? DumpJson(*parsed, 2) : result.content) << "\n";
+  std::cout << Printable(parsed.ok() ? DumpJson(*parsed, 2) : result.content) << "\n";
   return kExitOk;
 }
 
@@ -50,7 +51,7 @@ int RunCalc(const CalcFlags& flags) {
       if (c.medcalc_id != 0) item["medcalc_id"] = c.medcalc_id;
       list.push_back(item);
     }
-    std::cout << DumpJson(list, 2) << "\n";
+    std::cout << Printable(DumpJson(list, 2)) << "\n";
     return kExitOk;
   }
   const calc::Calculator* calculator = calc::FindCalculator(flags.name);
@@ -72,7 +73,7 @@ int RunCalc(const CalcFlags& flags) {
     std::cerr << "medreact calc: " << result.status().message() << "\n";
     return kExitBadInput;
   }
-  std::cout << DumpJson(*result, 2) << "\n";
+  std::cout << Printable(DumpJson(*result, 2)) << "\n";
   return kExitOk;
 }
 

@@ -26,6 +26,7 @@
 #include "cli/model_flags.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/printable.h"
 #include "service/run_service.h"
 #include "tools/imaging/image_store.h"
 
@@ -120,7 +121,7 @@ int RunChatCommand(const ChatFlags& flags) {
   options.stream = flags.stream;
   options.temperature = flags.temperature;
   options.max_tokens = flags.max_tokens;
-  auto warn = [](const std::string& w) { std::cerr << "medreact chat: " << WithFlagNames(w) << "\n"; };
+  auto warn = [](const std::string& w) { std::cerr << "medreact chat: " << PrintableLine(WithFlagNames(w)) << "\n"; };
   // The run store: a checkpoint after every step and tool call (medreact runs resume).
   Result<std::shared_ptr<RunStore>> store = OpenStoreForRun(flags.store, warn);
   if (!store.ok()) return fail(store.status().message());

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 
@@ -25,9 +26,9 @@ int ReportChatResult(const RunResult& result, bool json, bool stored, const std:
       }
       out["awaiting_approval"] = std::move(waiting);
     }
-    std::cout << DumpJson(out, 2) << "\n";
+    std::cout << Printable(DumpJson(out, 2)) << "\n";  // still JSON: what is escaped is in its strings
   } else {
-    std::cout << result.answer << "\n";
+    std::cout << Printable(result.answer) << "\n";  // the model's words: its lines kept, controls escaped
   }
   if (paused) {
     ReportPause(result, stored, std::cerr, who);
@@ -35,7 +36,7 @@ int ReportChatResult(const RunResult& result, bool json, bool stored, const std:
   }
   if (result.status != RunStatus::kFinished) {
     std::cerr << who << ": run ended with status '" << RunStatusName(result.status)
-              << "': " << WithFlagNames(result.error) << "\n";
+              << "': " << PrintableLine(WithFlagNames(result.error)) << "\n";
     return ExitCodeAfterInterrupt(kExitRunFailed);
   }
   return ExitCodeAfterInterrupt(kExitOk);

@@ -51,6 +51,7 @@
 #include "cli/model_flags.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/printable.h"
 #include "service/cxr_runs.h"
 #include "tools/imaging/imaging_pack.h"
 
@@ -135,7 +136,7 @@ int RunCxrCommand(const CxrFlags& flags) {
   Result<std::vector<std::string>> rules = ApprovalRules(flags.approval);
   if (!rules.ok()) return Fail(rules.status().message());
   Result<std::shared_ptr<RunStore>> run_store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; });
+      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(w) << "\n"; });
   if (!run_store.ok()) return Fail(run_store.status().message());
   service::RunService runs(*run_store);
 
@@ -148,13 +149,13 @@ int RunCxrCommand(const CxrFlags& flags) {
     for (const std::string& id : p.image_ids) {
       auto image = p.config.tools.store->Get(id);
       if (!image.ok()) continue;
-      std::cerr << "cxr: " << (*image)->id << " = " << (*image)->label << " ("
+      std::cerr << "cxr: " << PrintableLine((*image)->id) << " = " << PrintableLine((*image)->label) << " ("
                 << imaging::ImageFormatName((*image)->source_format) << ", " << (*image)->original_width << " x "
                 << (*image)->original_height << " px)\n";
     }
     std::string offered, missing;
     for (const auto& t : imaging::ImagingToolsStatus(p.config.tools)) {
-      (t.offered ? offered : missing) += "\n  " + t.name + ": " + WithFlagNames(t.reason);
+      (t.offered ? offered : missing) += "\n  " + t.name + ": " + PrintableLine(WithFlagNames(t.reason));
     }
     std::cerr << "cxr: tools offered:" << (offered.empty() ? " none" : offered) << "\n";
     if (!missing.empty()) std::cerr << "cxr: tools not offered:" << missing << "\n";
@@ -171,7 +172,7 @@ int RunCxrCommand(const CxrFlags& flags) {
       .cancel = InstallInterruptHandlers(),
       .approve = p.config.needs_approval ? TerminalApprover(flags.approval.prompt, offered_tools, std::cin, std::cerr)
                                          : nullptr,
-      .warn = [](const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }};
+      .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }};
 
   const bool no_image_read = p.image_ids.empty();
   const bool conversation = flags.interactive || (flags.question.empty() && isatty(STDIN_FILENO) != 0);
@@ -192,7 +193,7 @@ int RunCxrCommand(const CxrFlags& flags) {
     if (!ran.ok()) return Fail(ran.status().message());
     last = ran->outcome;
     if (ran->how.fell_back) {
-      std::cerr << kWho << ": the model never answered (" << ran->how.model_failure
+      std::cerr << kWho << ": the model never answered (" << PrintableLine(ran->how.model_failure)
                 << "); the offline plan answered instead\n";
       if (flags.require_model) exit_code = kExitRunFailed;
     }
@@ -205,18 +206,19 @@ int RunCxrCommand(const CxrFlags& flags) {
       exit_code = kExitAwaitingApproval;
       break;
     }
-    std::cout << last.answer << "\n" << std::flush;
+    std::cout << Printable(last.answer) << "\n" << std::flush;  // endpoints' labels and names reach it: escaped
     if (ran->status == "interrupted" && ran->stored) {
       std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << ran->run_id
                 << "'\n";
     }
     if (last.status != RunStatus::kFinished) {
-      std::cerr << kWho << ": run ended with status '" << RunStatusName(last.status) << "': " << last.error << "\n";
+      std::cerr << kWho << ": run ended with status '" << RunStatusName(last.status)
+                << "': " << PrintableLine(last.error) << "\n";
       exit_code = kExitRunFailed;
     }
     for (const Json& a : last.result.value("annotated_images", Json::array())) {
       if (!a.value("path", std::string()).empty())
-        std::cerr << "cxr: annotated image " << a["path"].get<std::string>() << "\n";
+        std::cerr << "cxr: annotated image " << PrintableLine(a["path"].get<std::string>()) << "\n";
     }
     history = last.messages;
     if (!conversation || hooks.cancel.cancelled()) break;

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "tools/imaging/dicom_image.h"
 
@@ -56,10 +57,12 @@ int RunDicom(const DicomFlags& flags) {
   if (!flags.json.empty()) {
     if (Status s = WriteFileAtomic(flags.json, metadata); !s.ok()) return Fail(s, kExitRunFailed);
   }
+  // The attributes are the file's text: each shown as one escaped line.
   std::cerr << "medreact dicom: " << frame->width << "x" << frame->height << " "
-            << (frame->photometric.empty() ? "(no photometric)" : frame->photometric) << ", " << frame->frames
-            << (frame->frames == 1 ? " frame" : " frames") << ", transfer syntax " << frame->transfer_syntax_uid
-            << " (" << frame->transfer_syntax_name << ")" << (frame->voi.empty() ? "" : ", " + frame->voi) << "\n";
+            << (frame->photometric.empty() ? "(no photometric)" : PrintableLine(frame->photometric)) << ", "
+            << frame->frames << (frame->frames == 1 ? " frame" : " frames") << ", transfer syntax "
+            << PrintableLine(frame->transfer_syntax_uid) << " (" << PrintableLine(frame->transfer_syntax_name) << ")"
+            << (frame->voi.empty() ? "" : ", " + PrintableLine(frame->voi)) << "\n";
   return kExitOk;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "eval/medcalc_eval.h"
 #include "medreact/json.h"
 #include "medreact/trace.h"
@@ -55,7 +56,7 @@ int RunEvalMedcalc(const EvalFlags& flags) {
               << (flags.calculator_id != 0 ? " for calculator " + std::to_string(flags.calculator_id) : "") << "\n";
     return kExitBadInput;
   }
-  std::cout << report.Table();
+  std::cout << Printable(report.Table());  // names from the benchmark's CSV
   if (!flags.out.empty()) {
     if (Status s = WriteTextFile(DumpJson(report.ToJson(), 2) + "\n", flags.out); !s.ok()) {
       std::cerr << "medreact eval medcalc: " << s.message() << "\n";

@@ -18,8 +18,9 @@
 #include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
-#include "service/extract_runs.h"
+#include "core/printable.h"
 #include "medreact/trace.h"
+#include "service/extract_runs.h"
 
 namespace medreact::cli {
 namespace {
@@ -63,7 +64,9 @@ int RunExtractCommand(const ExtractFlags& flags) {
                            .result_path = flags.out_path,
                            .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
-  auto warn = [](const std::string& w) { std::cerr << "medreact extract: " << WithFlagNames(w) << "\n"; };
+  auto warn = [](const std::string& w) {
+    std::cerr << "medreact extract: " << PrintableLine(WithFlagNames(w)) << "\n";
+  };
   // The run store: the agent run's checkpoints, for `medreact runs resume`.
   Result<std::shared_ptr<RunStore>> store = OpenStoreForRun(flags.store, warn);
   if (!store.ok()) return Fail(store.status().message());

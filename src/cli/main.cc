@@ -2,7 +2,9 @@
 // to one command, and maps usage errors to exit code 2. Commands live in
 // their own files (chat_command.cc, tools_command.cc, ...).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <string_view>
@@ -65,6 +67,18 @@ int main(int argc, char** argv) {
     // bug. Say so plainly rather than abort without a word.
     std::cerr << "medreact: internal error (please report it): " << medreact::Preview(e.what(), 300) << "\n";
     return medreact::cli::kExitRunFailed;
+  }
+  // Standard output is an output too (`> /dev/full`, a full disk, a closed
+  // pipe's reader gone): an answer that was not written is no success.
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (!flushed || std::ferror(stdout) != 0 || !std::cout.good()) {
+    std::cerr << "medreact: writing to standard output failed"
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string("; what it shows is incomplete"))
+              << "\n";
+    if (exit_code == medreact::cli::kExitOk) exit_code = medreact::cli::kExitRunFailed;
   }
   return exit_code;
 }

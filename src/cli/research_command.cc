@@ -37,6 +37,7 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "tools/packs.h"
 
@@ -74,19 +75,12 @@ int Fail(const std::string& message) {
 // The research's event sink for the terminal and the --events file.
 class ResearchPrinter {
  public:
-  ResearchPrinter(std::FILE* events, bool quiet) : events_(events), quiet_(quiet) {}
-  ~ResearchPrinter() {
-    if (events_) std::fclose(events_);
-  }
+  ResearchPrinter(std::unique_ptr<LineLog> events, bool quiet) : events_(std::move(events)), quiet_(quiet) {}
   ResearchPrinter(const ResearchPrinter&) = delete;
   ResearchPrinter& operator=(const ResearchPrinter&) = delete;
 
   void operator()(const ResearchEvent& e) {
-    if (events_) {
-      const std::string line = DumpJson(ToJson(e)) + "\n";
-      std::fwrite(line.data(), 1, line.size(), events_);
-      std::fflush(events_);
-    }
+    if (events_) events_->Write(DumpJson(ToJson(e)));
     if (quiet_ || (e.type == ResearchEventType::kProgress && e.agent.empty())) return;  // graph transitions: file only
     if (e.type == ResearchEventType::kStreaming && e.agent == "report") {  // fragments: file only, one line here
       if (!report_streaming_) {
@@ -96,12 +90,16 @@ class ResearchPrinter {
       report_streaming_ = true;
       return;
     }
-    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": " << e.message
+    std::cerr << "research [round " << e.iteration << "] " << ResearchEventTypeName(e.type) << ": "
+              << PrintableLine(e.message)
               << "\n";
   }
 
+  // OK, or the --events file's first failed write.
+  Status events_status() const { return events_ ? events_->status() : Status::OK(); }
+
  private:
-  std::FILE* events_;
+  std::unique_ptr<LineLog> events_;
   bool quiet_;
   bool report_streaming_ = false;
 };
@@ -126,12 +124,13 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
   }
   int exit_code = out.report_from_agent ? kExitOk : kExitRunFailed;
   if (out.fell_back) {
-    std::cerr << who << ": the model never answered (" << out.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(out.model_failure)
               << "); the rules planner researched instead\n";
     if (outputs.require_model) exit_code = kExitRunFailed;
   }
   if (!out.report_from_agent) {
-    std::cerr << who << ": fallback synthesis (" << out.stop_reason << "): " << out.fallback_reason << "\n";
+    std::cerr << who << ": fallback synthesis (" << PrintableLine(out.stop_reason)
+              << "): " << PrintableLine(out.fallback_reason) << "\n";
   }
   if (run.status == "interrupted" && run.stored) {
     std::cerr << who << ": the research was interrupted; go on with it with 'medreact runs resume " << run.run_id
@@ -148,20 +147,20 @@ int ReportResearchRun(const service::ResearchRun& run, const ResearchOutputs& ou
   if (!outputs.report_path.empty()) {
     write(WriteTextFile(out.report.markdown, outputs.report_path));
   } else {
-    std::cout << out.report.markdown;
+    std::cout << Printable(out.report.markdown);  // titles, abstracts and the model's words: from outside
   }
   return ExitCodeAfterInterrupt(exit_code);
 }
 
 int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::PreparedResearch> prepared,
                        const ResearchOutputs& outputs, const std::string& who) {
-  std::FILE* events = nullptr;
+  std::unique_ptr<LineLog> events;
   if (!outputs.events_path.empty()) {
-    Result<std::FILE*> opened = OpenPrivateFile(outputs.events_path, "event log");
+    Result<std::unique_ptr<LineLog>> opened = LineLog::Open(outputs.events_path, "event log");
     if (!opened.ok()) return Fail("--events: " + opened.status().message());
-    events = *opened;
+    events = std::move(*opened);
   }
-  ResearchPrinter printer(events, outputs.quiet);
+  ResearchPrinter printer(std::move(events), outputs.quiet);
   // A search that waits asks on the terminal (--approval-prompt), else the research pauses.
   std::shared_ptr<ToolRegistry> tools;
   if (prepared->config.needs_approval && PromptsOnTerminal(outputs.approval_prompt)) {
@@ -171,10 +170,15 @@ int RunPrintedResearch(service::RunService& runs, std::unique_ptr<service::Prepa
   const service::ResearchHooks hooks{
       .on_event = [&printer](const ResearchEvent& e) { printer(e); },
       .cancel = InstallInterruptHandlers(),
-      .warn = [who](const std::string& w) { std::cerr << who << ": " << w << "\n"; },
+      .warn = [who](const std::string& w) { std::cerr << who << ": " << PrintableLine(w) << "\n"; },
       .approve = tools ? TerminalApprover(outputs.approval_prompt, tools, std::cin, std::cerr) : nullptr};
   const service::ResearchRun run = service::RunPreparedResearch(runs, std::move(prepared), hooks);
-  return ReportResearchRun(run, outputs, who);
+  int exit_code = ReportResearchRun(run, outputs, who);
+  if (Status s = printer.events_status(); !s.ok()) {
+    std::cerr << who << ": --events: " << s.message() << "\n";
+    if (exit_code == kExitOk) exit_code = kExitRunFailed;
+  }
+  return exit_code;
 }
 
 int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const ModelFlags& model,
@@ -200,7 +204,8 @@ int ResumeResearchRun(service::RunService& runs, const RunRecord& run, const Mod
 
 namespace {
 
-int RunResearchCommand(const ResearchFlags& flags) {
+int RunResearchCommand(ResearchFlags flags) {
+  if (flags.report_path == "-") flags.report_path.clear();  // --report -: standard output, as without the flag
   // Every output path is checked before anything runs.
   for (const RunOutputs& o : {RunOutputs{.trace_path = flags.trace_path, .events_path = flags.events_path,
                                          .result_path = flags.out_path},
@@ -208,7 +213,9 @@ int RunResearchCommand(const ResearchFlags& flags) {
     if (Status s = RunReporter::CheckPaths(o); !s.ok()) return Fail(s.message());
   }
   Result<std::shared_ptr<RunStore>> store =
-      OpenStoreForRun(flags.store, [](const std::string& w) { std::cerr << "medreact research: " << w << "\n"; });
+      OpenStoreForRun(flags.store, [](const std::string& w) {
+        std::cerr << "medreact research: " << PrintableLine(w) << "\n";
+      });
   if (!store.ok()) return Fail(store.status().message());
   service::RunService runs(*store);
   service::ResearchStart start{.question = flags.question,
@@ -275,7 +282,7 @@ void AddResearchCommand(CLI::App& app, int* exit_code) {
       ->needs(cache);
   cmd->add_option("--memory", flags->memory_path, "keep the research memory in this SQLite file (resumable)");
   cmd->add_option("--out", flags->out_path, "write the structured report and the run's facts (JSON)");
-  cmd->add_option("--report", flags->report_path, "write the report (markdown) here instead of stdout");
+  cmd->add_option("--report", flags->report_path, "write the report (markdown) here instead of stdout ('-': stdout)");
   cmd->add_option("--events", flags->events_path, "write the research events as JSON lines");
   cmd->add_option("--trace", flags->trace_path, "write the research trace (JSON)");
   cmd->add_flag("-q,--quiet", flags->quiet, "no progress lines on stderr");

@@ -42,6 +42,7 @@
 #include "cli/runs_resume_cxr.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "service/run_service.h"
 
@@ -76,7 +77,7 @@ std::string TaskLine(const Json& inputs) {
 
 std::string ModelName(const RunRecord& r) {
   std::string name = StringOr(r.model, "name");
-  return Printable(name.empty() ? StringOr(r.model, "url") : name);
+  return PrintableLine(name.empty() ? StringOr(r.model, "url") : name);
 }
 
 // ---- list ----
@@ -102,7 +103,7 @@ int RunList(const ListFlags& flags) {
       j.erase("inputs");  // `show` has them; a list stays short
       out.push_back(std::move(j));
     }
-    std::cout << DumpJson(out, 2) << "\n";
+    std::cout << Printable(DumpJson(out, 2)) << "\n";
     return kExitOk;
   }
   if (runs->empty()) {
@@ -114,9 +115,9 @@ int RunList(const ListFlags& flags) {
                 "MODEL");
   std::cout << line;
   for (const RunRecord& r : *runs) {
-    std::snprintf(line, sizeof line, "%-22s %-10s %-12s %5lld  %-20s  %s\n", Printable(r.id).c_str(),
-                  Printable(r.app).c_str(), Printable(r.status).c_str(), static_cast<long long>(r.steps),
-                  r.updated_at.c_str(), Preview(ModelName(r), 60).c_str());
+    std::snprintf(line, sizeof line, "%-22s %-10s %-12s %5lld  %-20s  %s\n", PrintableLine(r.id).c_str(),
+                  PrintableLine(r.app).c_str(), PrintableLine(r.status).c_str(), static_cast<long long>(r.steps),
+                  PrintableLine(r.updated_at).c_str(), Preview(ModelName(r), 60).c_str());
     std::cout << line;
   }
   return kExitOk;
@@ -158,28 +159,30 @@ int RunShow(const ShowFlags& flags) {
       }
       out["awaiting_approval"] = std::move(calls);
     }
-    std::cout << DumpJson(out, 2) << "\n";
+    std::cout << Printable(DumpJson(out, 2)) << "\n";
     return kExitOk;
   }
   const RunRecord& r = *run;
-  std::cout << "run:      " << Printable(r.id) << " (" << Printable(r.app) << ")\n"
-            << "status:   " << Printable(r.status) << "\n"
-            << "model:    " << ModelName(r) << " (" << Printable(StringOr(r.model, "protocol")) << ")\n"
-            << "created:  " << r.created_at << ", updated " << r.updated_at << "\n"
+  std::cout << "run:      " << PrintableLine(r.id) << " (" << PrintableLine(r.app) << ")\n"
+            << "status:   " << PrintableLine(r.status) << "\n"
+            << "model:    " << ModelName(r) << " (" << PrintableLine(StringOr(r.model, "protocol")) << ")\n"
+            << "created:  " << PrintableLine(r.created_at) << ", updated " << PrintableLine(r.updated_at) << "\n"
             << "steps:    " << r.steps << ", checkpoints " << r.checkpoints << ", events " << r.events << "\n"
             << TaskLine(r.inputs) << "\n";
   if (!r.owner.empty()) {
-    std::cout << "held by:  " << DescribeRunOwner(r.owner) << " (lease until " << r.lease_until << ")\n";
+    std::cout << "held by:  " << PrintableLine(DescribeRunOwner(r.owner)) << " (lease until "
+              << PrintableLine(r.lease_until) << ")\n";
   }
   if (r.result.is_object()) {
     std::cout << "answer:   " << Preview(StringOr(r.result, "answer"), 400) << "\n";
     const std::string error = StringOr(r.result, "error");
-    if (!error.empty()) std::cout << "stopped:  " << Printable(error) << "\n";
+    if (!error.empty()) std::cout << "stopped:  " << PrintableLine(error) << "\n";
   }
   if (!waiting.empty()) {
     std::cout << "waiting for approval (step " << waiting_step << "):\n";
     for (const ToolCall& c : waiting) {
-      std::cout << "  call " << Printable(c.id) << ": " << Printable(c.name) << " " << Preview(c.arguments, 2000)
+      std::cout << "  call " << PrintableLine(c.id) << ": " << PrintableLine(c.name) << " "
+                << Preview(c.arguments, 2000)
                 << "\n";
     }
   }
@@ -188,7 +191,7 @@ int RunShow(const ShowFlags& flags) {
     if (!s.assistant.content.empty()) std::cout << "  says:   " << Preview(s.assistant.content, 160) << "\n";
     for (size_t i = 0; i < s.assistant.tool_calls.size(); ++i) {
       const ToolCall& c = s.assistant.tool_calls[i];
-      std::cout << "  call:   " << Printable(c.name) << " " << Preview(c.arguments, 160) << "\n";
+      std::cout << "  call:   " << PrintableLine(c.name) << " " << Preview(c.arguments, 160) << "\n";
       if (i < s.tool_results.size()) {
         const ToolResultRecord& t = s.tool_results[i];
         std::cout << (t.ok ? "  result: " : "  error:  ") << Preview(t.ok ? t.content : t.error, 160) << "\n";
@@ -234,7 +237,7 @@ service::RunHooks CliHooks(RunReporter& reporter, const std::string& approval_pr
   return {.on_event = reporter.sink(),
           .cancel = InstallInterruptHandlers(),
           .approve = tools ? TerminalApprover(approval_prompt, std::move(tools), std::cin, std::cerr) : nullptr,
-          .warn = [](const std::string& w) { std::cerr << kWho << ": " << w << "\n"; }};
+          .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(w) << "\n"; }};
 }
 
 // Goes on with a chat run (resumed, or decided) through the service, and
@@ -268,6 +271,8 @@ int ContinueChatRun(const ResumeFlags& flags, service::RunService& runs, const R
 }
 
 int RunResume(const ResumeFlags& flags) {
+  // The output paths first: a device or a FIFO there is refused before the store is opened.
+  if (Status s = RunReporter::CheckPaths(OutputsOf(flags)); !s.ok()) return Fail(s.message());
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.store);
   if (!store.ok()) return Fail(store.status().message());
   service::RunService runs(*store);
@@ -303,6 +308,7 @@ int RunResume(const ResumeFlags& flags) {
 // approve (`approve` true) or reject the waiting calls of a paused run.
 int RunDecide(const DecideFlags& flags, bool approve) {
   const std::string& id = flags.run.run_id;
+  if (Status s = RunReporter::CheckPaths(OutputsOf(flags.run)); !s.ok()) return Fail(s.message());
   Result<std::shared_ptr<RunStore>> store = OpenStoreToRead(flags.run.store);
   if (!store.ok()) return Fail(store.status().message());
   service::RunService runs(*store);
@@ -315,7 +321,7 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   }
   auto names = [](const std::vector<std::string>& ids) {
     std::string out;
-    for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
+    for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + PrintableLine(c);
     return out;
   };
   std::cerr << kWho << ": " << (approve ? "approved " : "rejected ") << names(decided->decided) << "\n";
@@ -370,11 +376,11 @@ int RunPrune(const PruneFlags& flags) {
        .dry_run = flags.dry_run});
   if (!pruned.ok()) return Fail(pruned.status().message());
   if (flags.json) {
-    std::cout << DumpJson(Json{{"dry_run", flags.dry_run}, {"runs", pruned->runs}, {"images", pruned->images}}, 2)
+    std::cout << Printable(DumpJson(Json{{"dry_run", flags.dry_run}, {"runs", pruned->runs}, {"images", pruned->images}}, 2))
               << "\n";
     return kExitOk;
   }
-  for (const std::string& id : pruned->runs) std::cout << Printable(id) << "\n";
+  for (const std::string& id : pruned->runs) std::cout << PrintableLine(id) << "\n";
   std::cerr << kWho << ": " << pruned->runs.size() << " run(s) " << (flags.dry_run ? "would be deleted" : "deleted");
   if (!pruned->images.empty()) {
     std::cerr << ", " << pruned->images.size() << " image(s) no checkpoint names "

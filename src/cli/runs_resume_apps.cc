@@ -7,6 +7,7 @@
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
 #include "cli/triage_flags.h"
+#include "core/printable.h"
 #include "medreact/message.h"
 #include "service/triage_runs.h"
 
@@ -20,7 +21,7 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
-void Warn(const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }
+void Warn(const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }
 
 service::ResumeSpec SpecOf(const AppResumeFlags& flags) {
   return {.model = HasModel(flags.model) ? ModelSettingsOf(flags.model)
@@ -37,8 +38,8 @@ int ResumeTriage(service::RunService& runs, const RunRecord& run, const AppResum
   if (!prepared.ok()) {
     std::string message = prepared.status().message();
     if (Result<TriageInputs> inputs = TriageInputsFromJson(run.inputs); inputs.ok() && !inputs->worklist_dir.empty()) {
-      message += ": 'medreact worklist " + Printable(inputs->worklist_dir) + " --out " +
-                 Printable(inputs->out_dir) + " --resume' (with the same planner flags)";
+      message += ": 'medreact worklist " + PrintableLine(inputs->worklist_dir) + " --out " +
+                 PrintableLine(inputs->out_dir) + " --resume' (with the same planner flags)";
     }
     return Fail(message);
   }
@@ -77,17 +78,16 @@ int ResumeExtract(service::RunService& runs, const RunRecord& run, const AppResu
 bool WriteRunOutputs(const RunReporter& reporter, const RunTrace* trace, const std::string& result_text,
                      const std::string& who) {
   bool ok = true;
-  if (trace) {
-    if (Status s = reporter.WriteTrace(*trace); !s.ok()) {
-      std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
-      ok = false;
-    }
+  // WriteTrace names a failed event log too; without a trace, ask it alone.
+  if (Status s = trace ? reporter.WriteTrace(*trace) : reporter.EventsStatus(); !s.ok()) {
+    std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
+    ok = false;
   }
   if (Status s = reporter.WriteResult(result_text); !s.ok()) {
     std::cerr << who << ": " << WithFlagNames(s.message()) << "\n";
     ok = false;
   }
-  std::cout << result_text;
+  std::cout << Printable(result_text);  // JSON; record and model text in its strings
   return ok;
 }
 
@@ -102,7 +102,7 @@ void SayInterrupted(const std::string& status, bool stored, const std::string& r
 int ResumeAppRun(service::RunService& runs, const RunRecord& run, const AppResumeFlags& flags) {
   if (run.app == "triage") return ResumeTriage(runs, run, flags);
   if (run.app == "extract") return ResumeExtract(runs, run, flags);
-  return Fail("resuming a '" + Printable(run.app) + "' run is not supported here");
+  return Fail("resuming a '" + PrintableLine(run.app) + "' run is not supported here");
 }
 
 std::string NewRunId() { return "run_" + MintToolCallId().substr(5, 16); }
@@ -112,7 +112,7 @@ int ReportTriage(const service::TriageRan& ran, const RunReporter& reporter, boo
   const TriageOutcome& outcome = ran.outcome;
   SayInterrupted(ran.status, ran.stored, ran.run_id, who);
   if (outcome.fell_back) {
-    std::cerr << who << ": the model never answered (" << outcome.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(outcome.model_failure)
               << "); the rules planner decided instead\n";
   }
   const bool unfinished = outcome.agent_ran && outcome.status != RunStatus::kFinished;
@@ -134,7 +134,7 @@ int ReportExtraction(const service::ExtractRan& ran, const RunReporter& reporter
   const ExtractionOutcome& outcome = ran.outcome;
   SayInterrupted(ran.status, ran.stored, ran.run_id, who);
   if (outcome.fell_back) {
-    std::cerr << who << ": the model never answered (" << outcome.model_failure
+    std::cerr << who << ": the model never answered (" << PrintableLine(outcome.model_failure)
               << "); the offline planner extracted instead\n";
   }
   int exit_code = outcome.valid ? kExitOk : kExitRunFailed;

@@ -10,6 +10,7 @@
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "service/cxr_runs.h"
 #include "tools/imaging/imaging_pack.h"
 
@@ -48,7 +49,7 @@ int ResumeCxrRun(service::RunService& runs, const RunRecord& run, const ModelFla
       {.on_event = (*reporter)->sink(),
        .cancel = InstallInterruptHandlers(),
        .approve = asks ? TerminalApprover(approval_prompt, tools, std::cin, std::cerr) : nullptr,
-       .warn = [](const std::string& w) { std::cerr << kWho << ": " << WithFlagNames(w) << "\n"; }});
+       .warn = [](const std::string& w) { std::cerr << kWho << ": " << PrintableLine(WithFlagNames(w)) << "\n"; }});
   const CxrOutcome& outcome = resumed.outcome;
   if (resumed.status == "awaiting_approval") {
     RunResult paused;
@@ -57,13 +58,14 @@ int ResumeCxrRun(service::RunService& runs, const RunRecord& run, const ModelFla
     ReportPause(paused, /*stored=*/true, std::cerr, kWho);
     return kExitAwaitingApproval;
   }
-  std::cout << outcome.answer << "\n" << std::flush;
+  std::cout << Printable(outcome.answer) << "\n" << std::flush;
   if (resumed.status == "interrupted") {
     std::cerr << kWho << ": the run was interrupted; go on with it with 'medreact runs resume " << run.id << "'\n";
   }
   int exit_code = outcome.status == RunStatus::kFinished ? kExitOk : kExitRunFailed;
   if (outcome.status != RunStatus::kFinished) {
-    std::cerr << kWho << ": run ended with status '" << RunStatusName(outcome.status) << "': " << outcome.error
+    std::cerr << kWho << ": run ended with status '" << RunStatusName(outcome.status)
+              << "': " << PrintableLine(outcome.error)
               << "\n";
   }
   if (Status s = (*reporter)->WriteTrace(outcome.trace); !s.ok()) {

@@ -34,6 +34,7 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"fhir_path", "--fhir"},
       {"corpus_dir", "--corpus"},
       {"extras_path", "--extras"},
+      {"rag_db", "--rag-db"},
       {"online", "--online"},
       // Research (research_command.cc).
       {"sources", "--sources"},
@@ -43,6 +44,7 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"results", "--results"},
       {"replay_path", "--replay"},
       {"cache_path", "--cache"},
+      {"memory_path", "--memory"},
       // The imaging pack's endpoints and vision model (cxr).
       {"classifier_url", "--classifier-url or MEDREACT_CXR_CLASSIFIER_URL"},
       {"segmentation_url", "--segmentation-url or MEDREACT_CXR_SEGMENTATION_URL"},

@@ -6,6 +6,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
+#include "core/printable.h"
 
 namespace medreact::cli {
 namespace {
@@ -83,7 +84,8 @@ std::unique_ptr<RunRecorder> MakeRunRecorder(std::shared_ptr<RunStore> store, Ru
                                              const std::string& who, bool resumed) {
   if (!store) return nullptr;
   return std::make_unique<RunRecorder>(
-      std::move(store), std::move(run), [&err, who](const std::string& w) { err << who << ": " << w << "\n"; },
+      std::move(store), std::move(run),
+      [&err, who](const std::string& w) { err << who << ": " << PrintableLine(w) << "\n"; },
       resumed);
 }
 

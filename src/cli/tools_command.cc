@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/setting_flags.h"
+#include "core/printable.h"
 #include "medreact/tool_registry.h"
 #include "tools/fhir/fhir_pack.h"
 #include "tools/imaging/imaging_pack.h"
@@ -75,7 +76,7 @@ int RunToolsList(const ToolsFlags& flags) {
     std::cerr << "medreact tools: unknown pack '" << flags.pack << "' (known packs: " << known << ")\n";
     return kExitBadInput;
   }
-  std::cout << DumpJson(out, 2) << "\n";
+  std::cout << Printable(DumpJson(out, 2)) << "\n";  // a plugin's specs are outside text
   return kExitOk;
 }
 

@@ -14,13 +14,17 @@
 
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "core/printable.h"
 #include "medreact/json.h"
 #include "medreact/trace.h"
 
 namespace medreact::cli {
 namespace {
 
-std::string Str(const Json& j, const char* key) { return Printable(StringOr(j, key)); }
+// A field of the trace file (outside text) as one line of the terminal.
+std::string Str(const Json& j, const char* key) { return PrintableLine(StringOr(j, key)); }
+// The same field as it is, for Preview (which escapes it by the same rule).
+std::string Raw(const Json& j, const char* key) { return StringOr(j, key); }
 
 // A duration as whole milliseconds; formatted as a double, because a value
 // from the file may be far beyond any integer type (1e308).
@@ -67,25 +71,26 @@ int RunTraceShow(const std::string& path, size_t width) {
     std::cout << "step " << IntegerOr(s, "index", 0) << (Str(s, "kind") == "fallback" ? " (fallback synthesis)" : "")
               << ", " << Ms(s, "elapsed_ms") << "\n";
     const Json& a = ObjectOr(s, "assistant");
-    if (!Str(a, "content").empty()) std::cout << "  says:   " << Preview(Str(a, "content"), width) << "\n";
+    if (!Str(a, "content").empty()) std::cout << "  says:   " << Preview(Raw(a, "content"), width) << "\n";
     const Json& calls = ArrayOr(a, "tool_calls");
     const Json& results = ArrayOr(s, "tool_results");
     for (size_t i = 0; i < calls.size(); ++i) {
-      std::cout << "  call:   " << Str(calls[i], "name") << " " << Preview(Str(calls[i], "arguments"), width) << "\n";
+      std::cout << "  call:   " << Str(calls[i], "name") << " " << Preview(Raw(calls[i], "arguments"), width) << "\n";
       if (i < results.size()) {
         const Json& r = results[i];
         const bool ok = BoolOr(r, "ok", false);
-        std::cout << (ok ? "  result: " : "  error:  ") << Preview(ok ? Str(r, "content") : Str(r, "error"), width)
+        std::cout << (ok ? "  result: " : "  error:  ") << Preview(ok ? Raw(r, "content") : Raw(r, "error"), width)
                   << "\n";
       }
     }
-    if (!Str(s, "parse_error").empty()) std::cout << "  unusable reply: " << Preview(Str(s, "parse_error"), width) << "\n";
+    if (!Str(s, "parse_error").empty()) std::cout << "  unusable reply: " << Preview(Raw(s, "parse_error"), width) << "\n";
     if (!Str(s, "model_error").empty()) std::cout << "  model error: " << Str(s, "model_error") << "\n";
     for (const Json& note : ArrayOr(s, "notes")) {
-      if (note.is_string()) std::cout << "  note:   " << Printable(note.get<std::string>()) << "\n";
+      if (note.is_string()) std::cout << "  note:   " << PrintableLine(note.get<std::string>()) << "\n";
     }
   }
-  std::cout << "answer:   " << Str(t, "answer") << "\n";
+  // The answer is a body: its own lines are kept, as `chat` prints them.
+  std::cout << "answer:   " << Printable(StringOr(t, "answer")) << "\n";
   return kExitOk;
 }
 

@@ -23,8 +23,9 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
-#include "service/triage_runs.h"
+#include "core/printable.h"
 #include "medreact/trace.h"
+#include "service/triage_runs.h"
 
 namespace medreact::cli {
 namespace {
@@ -60,7 +61,7 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
   const RunOutputs outputs{.trace_path = flags.trace_path, .result_path = flags.out_path, .verbose = flags.verbose};
   if (Status s = RunReporter::CheckPaths(outputs); !s.ok()) return Fail(s.message());
   const service::TriageSettings settings = TriageSettingsOf(flags.triage);
-  auto warn = [](const std::string& w) { std::cerr << "medreact triage: " << WithFlagNames(w) << "\n"; };
+  auto warn = [](const std::string& w) { std::cerr << "medreact triage: " << PrintableLine(WithFlagNames(w)) << "\n"; };
   // Only a model's investigation is recorded (see the header).
   Result<std::shared_ptr<RunStore>> run_store = std::shared_ptr<RunStore>();
   if (service::TriageIsRecorded(settings)) {

@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <mutex>
 
 #include "apps/triage/worklist.h"
 #include "cli/commands.h"
@@ -24,8 +23,9 @@
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "cli/triage_flags.h"
-#include "service/triage_runs.h"
 #include "core/file_io.h"
+#include "core/printable.h"
+#include "service/triage_runs.h"
 
 namespace medreact::cli {
 namespace {
@@ -43,30 +43,11 @@ struct WorklistFlags {
 };
 
 // --events: every case's events as JSON lines, each with its case's name.
-class CaseEventLog {
- public:
-  ~CaseEventLog() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  Status Open(const std::string& path) {
-    Result<std::FILE*> file = OpenPrivateFile(path, "--events");
-    if (!file.ok()) return file.status();
-    file_ = *file;
-    return Status::OK();
-  }
-  void Write(const std::string& name, const Event& e) {
-    Json line = ToJson(e);
-    line["case"] = name;
-    const std::string text = DumpJson(line) + "\n";
-    std::lock_guard<std::mutex> lock(mu_);
-    std::fwrite(text.data(), 1, text.size(), file_);
-    std::fflush(file_);
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::mutex mu_;
-};
+void WriteCaseEvent(LineLog& log, const std::string& name, const Event& e) {
+  Json line = ToJson(e);
+  line["case"] = name;
+  log.Write(DumpJson(line));
+}
 
 int RunWorklistCommand(const WorklistFlags& flags) {
   auto fail = [](const std::string& message) {
@@ -76,7 +57,9 @@ int RunWorklistCommand(const WorklistFlags& flags) {
   if (!flags.events_path.empty()) {
     if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) return fail(s.message());
   }
-  auto warn = [](const std::string& w) { std::cerr << "medreact worklist: " << WithFlagNames(w) << "\n"; };
+  auto warn = [](const std::string& w) {
+    std::cerr << "medreact worklist: " << PrintableLine(WithFlagNames(w)) << "\n";
+  };
   const service::TriageSettings settings = TriageSettingsOf(flags.triage);
   // Only a model's investigations are recorded (triage_app.h).
   Result<std::shared_ptr<RunStore>> store = std::shared_ptr<RunStore>();
@@ -92,13 +75,15 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       runs, {.dir = flags.dir, .out_dir = flags.out_dir, .concurrency = flags.concurrency, .resume = flags.resume,
              .settings = settings});
   if (!prepared.ok()) return fail(prepared.status().message());
-  auto events = std::make_shared<CaseEventLog>();
+  std::shared_ptr<LineLog> events;
   if (!flags.events_path.empty()) {  // last: nothing can be refused any more
-    if (Status s = events->Open(flags.events_path); !s.ok()) return fail(s.message());
+    Result<std::unique_ptr<LineLog>> log = LineLog::Open(flags.events_path, "--events");
+    if (!log.ok()) return fail(log.status().message());
+    events = std::move(*log);
   }
   WorklistOptions& options = (*prepared)->options;
-  if (!flags.events_path.empty()) {
-    options.on_case_event = [events](const std::string& name, const Event& e) { events->Write(name, e); };
+  if (events) {
+    options.on_case_event = [events](const std::string& name, const Event& e) { WriteCaseEvent(*events, name, e); };
   }
   const bool terminal = isatty(STDERR_FILENO) != 0;
   if (!flags.quiet) {
@@ -107,7 +92,8 @@ int RunWorklistCommand(const WorklistFlags& flags) {
       if (c.fell_back) what += " (rules fallback)";
       if (c.skipped) what += " (finished earlier)";
       if (c.resumed) what += " (resumed)";
-      const std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + c.name + ": " + what;
+      const std::string line =
+          "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + PrintableLine(c.name) + ": " + what;
       if (terminal) {
         std::cerr << "\r\033[K" << line << (done == total ? "\n" : "") << std::flush;
       } else {
@@ -119,18 +105,24 @@ int RunWorklistCommand(const WorklistFlags& flags) {
   WorklistReport report =
       service::RunWorklistPrepared(runs, std::move(*prepared), {.cancel = InstallInterruptHandlers(), .warn = warn});
   if (flags.json) {
-    std::cout << DumpJson(WorklistJson(report), 2) << "\n";
+    std::cout << Printable(DumpJson(WorklistJson(report), 2)) << "\n";
   } else {
     std::cout << "Worklist " << flags.dir << ": " << report.cases.size() << " cases, "
               << report.cases.size() - report.failed << " triaged, " << report.failed << " failed";
     if (flags.resume) std::cout << " (" << report.skipped << " finished earlier, " << report.resumed << " resumed)";
     std::cout << "; planner " << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
-              << RenderWorklistTable(report);
+              << RenderWorklistTable(report);  // each field escaped as one line
     if (!flags.out_dir.empty() && report.write_error.empty()) {
       std::cout << "\nResults: " << flags.out_dir << "/worklist.json (and one <case>.json per case)\n";
     }
   }
   int exit_code = kExitOk;
+  if (events) {
+    if (Status s = events->status(); !s.ok()) {
+      std::cerr << "medreact worklist: " << s.message() << "\n";
+      exit_code = kExitRunFailed;
+    }
+  }
   if (!report.write_error.empty()) {
     std::cerr << "medreact worklist: " << report.write_error << "\n";
     exit_code = kExitRunFailed;

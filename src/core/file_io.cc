@@ -98,13 +98,46 @@ Result<std::string> ReadUserStream(std::FILE* stream, std::string_view what, siz
   return ReadCapped(::fileno(stream), what, "on standard input", max_bytes, 0);
 }
 
-Status CheckOutputPath(const std::string& path, std::string_view what) {
-  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+namespace {
+
+// What a special file is, for a message.
+const char* SpecialKind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+Status NotRegular(const std::string& path, std::string_view what, mode_t mode) {
+  return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) + ": it is " +
+                                 SpecialKind(mode) +
+                                 ", not a regular file (writing there could replace or break it); give a file's "
+                                 "path");
+}
+
+}  // namespace
+
+Status CheckRegularOrNew(const std::string& path, std::string_view what) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  // stat follows a symlink: what it points at is what would be written.
+  if (::stat(path.c_str(), &st) != 0) return Status::OK();
+  if (S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) +
                                    ": it is a folder; give a file name");
   }
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, what, st.st_mode);
+  return Status::OK();
+}
+
+Status CheckOutputPath(const std::string& path, std::string_view what) {
+  if (path.empty()) return Status::InvalidArgument("no path given for the " + std::string(what));
+  if (path == "-") {
+    return Status::InvalidArgument("cannot write the " + std::string(what) +
+                                   " to '-': standard output is not a file here; give a file's path");
+  }
+  if (Status s = CheckRegularOrNew(path, what); !s.ok()) return s;
+  struct stat st {};
   const std::string folder = ParentFolder(path);
   if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument("cannot write the " + std::string(what) + " to " + Quoted(path) + ": folder " +
@@ -166,18 +199,71 @@ Status MakePrivateFolders(const std::string& dir) {
 
 Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what) {
   if (Status s = CheckOutputPath(path, what); !s.ok()) return s;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  auto cannot = [&](int err) {
     return Status::Unavailable("cannot write the " + std::string(what) + " to " + Quoted(path) + ": " +
-                               std::strerror(errno));
+                               std::strerror(err));
+  };
+  // A new file is made private (O_EXCL: created here, never through a
+  // dangling symlink); an existing one (a symlink to it is followed) is
+  // opened without creating it or blocking (a FIFO swapped in since the
+  // check), checked to be a regular file, and only then truncated. Its mode
+  // is its owner's choice: never fchmod what medreact did not create.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return cannot(errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      const mode_t mode = st.st_mode;
+      ::close(fd);
+      return NotRegular(path, what, mode);
+    }
+    if (::ftruncate(fd, 0) != 0 || ::fcntl(fd, F_SETFL, 0) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return cannot(err);
+    }
   }
-  ::fchmod(fd, 0600);  // an existing file keeps its mode on O_TRUNC; patient data is private
+  if (fd < 0) return cannot(errno);
   std::FILE* file = ::fdopen(fd, "w");
   if (file == nullptr) {
     ::close(fd);
     return Status::Unavailable("cannot write the " + std::string(what) + " to " + Quoted(path));
   }
   return file;
+}
+
+Result<std::unique_ptr<LineLog>> LineLog::Open(const std::string& path, std::string_view what) {
+  Result<std::FILE*> file = OpenPrivateFile(path, what);
+  if (!file.ok()) return file.status();
+  return std::unique_ptr<LineLog>(new LineLog(*file, path, std::string(what)));
+}
+
+LineLog::LineLog(std::FILE* file, std::string path, std::string what)
+    : file_(file), path_(std::move(path)), what_(std::move(what)) {}
+
+LineLog::~LineLog() { std::fclose(file_); }  // every line was flushed: nothing left for fclose to fail on
+
+void LineLog::Write(std::string_view line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!failed_.ok()) {
+    ++lost_;
+    return;
+  }
+  errno = 0;
+  const bool ok = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fputc('\n', file_) != EOF &&
+                  std::fflush(file_) == 0;
+  if (!ok) {
+    failed_ = Status::Unavailable("writing the " + what_ + " to " + Quoted(path_) + " failed: " +
+                                  (errno != 0 ? std::strerror(errno) : "short write"));
+    lost_ = 1;
+  }
+}
+
+Status LineLog::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_.ok()) return failed_;
+  return Status::Unavailable(failed_.message() + "; " + std::to_string(lost_) + " line(s) from then on are missing");
 }
 
 std::string AbsoluteInputPath(const std::string& path) {

@@ -16,6 +16,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -50,10 +52,20 @@ std::string AbsoluteInputPath(const std::string& path);
 // exist or is not writable.
 Status WriteFileAtomic(const std::string& path, std::string_view text);
 
-// Whether `path` can be written as an output file: not a folder, its folder
-// exists and is writable. Checked before a run starts, so a bad --out or
-// --trace is a usage error (exit 2) instead of a lost run.
+// Whether `path` can be written as an output file: new or a regular file
+// (after symlinks: never a folder, a device, a FIFO or a socket, which the
+// atomic writer's rename would replace and the opener would write into), not
+// "-" (a command that prints to standard output by itself turns its "-" into
+// "no file" before this), and its folder exists and is writable. Checked
+// before a run starts, so a bad --out or --trace is a usage error (exit 2)
+// instead of a lost run or a replaced /dev/null.
 Status CheckOutputPath(const std::string& path, std::string_view what);
+
+// The first half of CheckOutputPath, for files medreact keeps and reopens
+// (SQLite databases: a cache, a memory, an index): OK when `path` does not
+// exist or is a regular file (after symlinks); InvalidArgument naming what it
+// is otherwise.
+Status CheckRegularOrNew(const std::string& path, std::string_view what);
 
 // Creates the folder `dir` and its missing parents, each new one 0700 (the
 // run store, the caches: what medreact keeps may hold patient data); folders
@@ -62,9 +74,38 @@ Status CheckOutputPath(const std::string& path, std::string_view what);
 // what the folder was for and what to do.
 Status MakePrivateFolders(const std::string& dir);
 
-// Creates (or truncates) `path` for appending with mode 0600 and returns the
-// stream, or an error naming the path. The caller closes it with fclose.
+// Creates `path` with mode 0600 (or truncates an existing regular file,
+// keeping its mode: never chmod what medreact did not create) and returns
+// the stream, or an error naming the path; a device, FIFO or socket (or a
+// symlink to one) is refused, never opened. The caller closes it with fclose.
 Result<std::FILE*> OpenPrivateFile(const std::string& path, std::string_view what);
+
+// A file of lines written as a run goes (an event log): every write and
+// flush is checked, and the first that fails (a full disk) is kept, named,
+// and ends the writing, so that the run can say its log is incomplete and
+// exit accordingly. Thread-safe.
+class LineLog {
+ public:
+  // OpenPrivateFile(path, what).
+  static Result<std::unique_ptr<LineLog>> Open(const std::string& path, std::string_view what);
+  ~LineLog();
+  LineLog(const LineLog&) = delete;
+  LineLog& operator=(const LineLog&) = delete;
+
+  // Appends `line` (with its newline) and flushes; nothing after a failure.
+  void Write(std::string_view line);
+  // OK, or Unavailable naming the file, the OS's reason and how many lines were lost.
+  Status status() const;
+
+ private:
+  LineLog(std::FILE* file, std::string path, std::string what);
+  std::FILE* file_;
+  const std::string path_;
+  const std::string what_;
+  mutable std::mutex mu_;
+  Status failed_;       // guarded by mu_
+  size_t lost_ = 0;     // lines not written since the failure; guarded by mu_
+};
 
 }  // namespace medreact
 

@@ -1,9 +1,11 @@
 #include "medreact/json.h"
 
 #include "core/json_filter.h"
+#include "core/printable.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace medreact {
@@ -135,41 +137,109 @@ std::string DumpJson(const OrderedJson& value, int indent) {
   return value.dump(indent, ' ', false, OrderedJson::error_handler_t::replace);
 }
 
-std::string Preview(std::string_view text, size_t max_chars) {
-  std::string out;
-  out.reserve(std::min(text.size(), max_chars) + 3);
-  for (char c : text) {
-    if (out.size() >= max_chars) {
-      out += "...";
-      break;
+namespace {
+
+// The length of the UTF-8 sequence at text[i] (2 to 4), or 0 when the bytes
+// there are not one (a stray continuation byte, an overlong form, a
+// surrogate, past U+10FFFF, cut short).
+size_t Utf8Length(std::string_view text, size_t i, uint32_t* code_point) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  size_t n = 0;
+  uint32_t cp = 0;
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    n = 2, cp = b0 & 0x1f;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3, cp = b0 & 0x0f;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4, cp = b0 & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
+    return 0;
+  }
+  *code_point = cp;
+  return n;
+}
+
+// Whether a code point can drive or reorder a terminal (see json.h).
+bool IsTerminalControl(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+         cp == 0x2028 || cp == 0x2029;
+}
+
+void AppendEscaped(std::string* out, const char* format, unsigned value) {
+  char escaped[8];
+  std::snprintf(escaped, sizeof escaped, format, value);
+  *out += escaped;
+}
+
+// The one escaping rule (json.h): appends `text` to `out`, at most about
+// `max_bytes` of it ("..." then, when cut).
+void AppendPrintable(std::string_view text, TextShape shape, bool spaces, size_t max_bytes, std::string* out) {
+  for (size_t i = 0; i < text.size();) {
+    if (out->size() >= max_bytes) {
+      *out += "...";
+      return;
     }
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += ' ';
-    } else if (byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
+    if (spaces && (c == '\n' || c == '\r' || c == '\t')) {
+      *out += ' ';
+      ++i;
+    } else if (byte < 0x20) {
+      if ((c == '\n' || c == '\t') && shape == TextShape::kBody) {
+        *out += c;
+      } else {
+        AppendEscaped(out, "\\x%02x", byte);
+      }
+      ++i;
+    } else if (byte == 0x7f) {
+      *out += "\\u007f";
+      ++i;
+    } else if (byte < 0x80) {
+      *out += c;
+      ++i;
     } else {
-      out += c;
+      uint32_t cp = 0;
+      const size_t n = Utf8Length(text, i, &cp);
+      if (n == 0) {
+        AppendEscaped(out, "\\x%02x", byte);
+        ++i;
+      } else if (IsTerminalControl(cp)) {
+        AppendEscaped(out, "\\u%04x", cp);
+        i += n;
+      } else {
+        out->append(text.substr(i, n));
+        i += n;
+      }
     }
   }
+}
+
+}  // namespace
+
+std::string Printable(std::string_view text) { return Printable(text, TextShape::kBody); }
+
+std::string Printable(std::string_view text, TextShape shape) {
+  std::string out;
+  out.reserve(text.size());
+  AppendPrintable(text, shape, /*spaces=*/false, std::string::npos, &out);
   return out;
 }
 
-std::string Printable(std::string_view text) {
+std::string PrintableLine(std::string_view text) { return Printable(text, TextShape::kLine); }
+
+std::string Preview(std::string_view text, size_t max_chars) {
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
+  out.reserve(std::min(text.size(), max_chars) + 3);
+  AppendPrintable(text, TextShape::kLine, /*spaces=*/true, max_chars, &out);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "apps/common/approval_policy.h"
 #include "apps/cxr/cxr_planner.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "service/run_images.h"
 #include "store/run_recorder.h"
@@ -246,9 +247,9 @@ Status RestoreImages(const RunImageFolder& folder, const Json& kept, imaging::Im
                      const std::string& run_id) {
   for (const Json& k : kept) {
     const std::string id = StringOr(k, "id"), origin = StringOr(k, "origin"), label = StringOr(k, "label");
-    const std::string name = "image " + Printable(id) + " (" + Printable(label) + ", " +
-                             (origin == "user" ? "read from " + Printable(StringOr(k, "path"))
-                                               : "made by " + Printable(origin)) +
+    const std::string name = "image " + PrintableLine(id) + " (" + PrintableLine(label) + ", " +
+                             (origin == "user" ? "read from " + PrintableLine(StringOr(k, "path"))
+                                               : "made by " + PrintableLine(origin)) +
                              ")";
     Result<std::string> bytes = folder.Get(StringOr(k, "sha256"));
     if (!bytes.ok()) {
@@ -430,7 +431,7 @@ Result<std::unique_ptr<PreparedCxrResume>> PrepareCxrResume(RunService& service,
   for (const std::string& call : p->state.awaiting_approval) {
     if (!p->state.approvals.count(call)) {
       return fail(Status::FailedPrecondition("run '" + run.id + "' still waits for a decision on " +
-                                             Printable(call)));
+                                             PrintableLine(call)));
     }
   }
   // The toolbox, then the images from the run folder under their ids.

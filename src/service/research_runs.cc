@@ -10,6 +10,8 @@
 #include "apps/common/approval_policy.h"
 #include "apps/research/research_search_tools.h"
 #include "apps/research/research_types.h"
+#include "core/file_io.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "core/time_util.h"
 #include "medreact/model_factory.h"
@@ -233,7 +235,7 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
   std::vector<std::string> sources;
   for (const std::string& s : start.sources) {
     if (s != "pubmed" && s != "trials" && s != "preprints") {
-      return Status::InvalidArgument("the sources (sources): unknown source '" + Printable(s) +
+      return Status::InvalidArgument("the sources (sources): unknown source '" + PrintableLine(s) +
                                      "' (pubmed, trials, preprints)");
     }
     if (std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
@@ -257,6 +259,13 @@ Result<std::unique_ptr<PreparedResearch>> PrepareResearch(const RunService& serv
   if (!start.replay_path.empty() && start.cache_path.empty()) {
     return Status::InvalidArgument("a recording (replay_path) is imported into a literature cache the user names "
                                    "(cache_path), never silently into the default one");
+  }
+  // The databases it keeps: a device or a FIFO there is refused before any work.
+  if (!start.cache_path.empty()) {
+    if (Status s = CheckRegularOrNew(start.cache_path, "literature cache (cache_path)"); !s.ok()) return s;
+  }
+  if (!start.memory_path.empty()) {
+    if (Status s = CheckRegularOrNew(start.memory_path, "research memory (memory_path)"); !s.ok()) return s;
   }
   Result<std::string> provider =
       ResolveProvider(start.planner, start.model.protocol, !start.model.url.empty(), /*app_has_planner=*/true);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "apps/common/approval_policy.h"
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "service/cxr_runs.h"
 #include "service/research_runs.h"
@@ -38,7 +39,7 @@ std::vector<std::string> Undecided(const RunState& state) {
 
 std::string Names(const std::vector<std::string>& ids) {
   std::string out;
-  for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + Printable(c);
+  for (const std::string& c : ids) out += (out.empty() ? "" : ", ") + PrintableLine(c);
   return out.empty() ? "none" : out;
 }
 
@@ -54,8 +55,8 @@ std::string EarlierDecisions(const RunStore& store, const std::string& run_id, c
   auto add = [&](const std::string& call, const std::string& decision, const std::string& who,
                  const std::string& at) {
     seen.push_back(call);
-    out.push_back("call " + Printable(call) + " " + decision + (who.empty() ? "" : " by " + Printable(who)) +
-                  (at.empty() ? "" : " at " + Printable(at)));
+    out.push_back("call " + PrintableLine(call) + " " + decision + (who.empty() ? "" : " by " + PrintableLine(who)) +
+                  (at.empty() ? "" : " at " + PrintableLine(at)));
   };
   if (Result<std::optional<RunState>> state = store.LatestState(run_id); state.ok() && state->has_value()) {
     for (const auto& [call, d] : (*state)->approvals) {
@@ -253,7 +254,7 @@ Result<RunRecord> RunService::PrepareResume(const std::string& run_id) {
   const AppRow* app = FindApp(run->app);
   if (!app) {
     return Status::InvalidArgument("run '" + run_id + "' is of an app this medreact does not know ('" +
-                                   Printable(run->app) + "')");
+                                   PrintableLine(run->app) + "')");
   }
   if (run->status == "awaiting_approval") {
     return Status::FailedPrecondition("run '" + run_id +
@@ -261,7 +262,7 @@ Result<RunRecord> RunService::PrepareResume(const std::string& run_id) {
                                       "and it goes on");
   }
   if (run->status != "running" && run->status != "interrupted" && run->status != "error") {
-    return Status::FailedPrecondition("run '" + run_id + "' ended with status '" + Printable(run->status) +
+    return Status::FailedPrecondition("run '" + run_id + "' ended with status '" + PrintableLine(run->status) +
                                       "'; there is nothing to resume");
   }
   if (!app->resumable) {
@@ -288,7 +289,7 @@ Result<RunOutcome> RunService::Resume(const std::string& run_id, const ResumeSpe
   if (!run.ok()) return run.status();
   if (run->app != "chat") {
     store_->ReleaseRun(run_id);
-    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + PrintableLine(run->app) +
                                  " run: its resume is assembled by the front end (service/app_table.h)");
   }
   return Continue(run_id, spec, hooks);
@@ -299,7 +300,7 @@ Result<RunOutcome> RunService::Continue(const std::string& run_id, const ResumeS
   Result<RunRecord> run = store_->Get(run_id);
   if (!run.ok()) return run.status();
   if (run->app != "chat") {
-    return Status::FailedPrecondition("run '" + run_id + "' is a " + Printable(run->app) +
+    return Status::FailedPrecondition("run '" + run_id + "' is a " + PrintableLine(run->app) +
                                  " run: its resume is assembled by the front end (service/app_table.h)");
   }
   if (Status s = store_->ClaimRun(run_id); !s.ok()) return s;
@@ -372,7 +373,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   auto too_late = [&](const std::string& status) {
     const std::string earlier = EarlierDecisions(*store_, run_id, named);
     return Status::FailedPrecondition("run '" + run_id + "' is not waiting for approval (its status is '" +
-                                      Printable(status) + "')" +
+                                      PrintableLine(status) + "')" +
                                       (earlier.empty() ? "" : ": already decided: " + earlier));
   };
   Result<RunRecord> run = store_->Get(run_id);
@@ -380,7 +381,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   if (run->status != "awaiting_approval") return too_late(run->status);
   const AppRow* app = FindApp(run->app);
   if (!app || !app->waits_for_approval) {
-    return Status::FailedPrecondition("a '" + Printable(run->app) + "' run never waits for approval");
+    return Status::FailedPrecondition("a '" + PrintableLine(run->app) + "' run never waits for approval");
   }
   if (Status s = store_->ClaimRun(run_id); !s.ok()) {
     // Another process holds it: deciding it now, or running it on after a decision.
@@ -420,12 +421,12 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
     std::vector<std::string> targets = waiting;
     if (!d.call_id.empty()) {
       if (state.approvals.count(d.call_id)) {
-        return fail(Status::FailedPrecondition("call '" + Printable(d.call_id) + "' of run '" + run_id +
+        return fail(Status::FailedPrecondition("call '" + PrintableLine(d.call_id) + "' of run '" + run_id +
                                                "' was already decided: " +
                                                EarlierDecisions(*store_, run_id, {d.call_id})));
       }
       if (std::find(waiting.begin(), waiting.end(), d.call_id) == waiting.end()) {
-        return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + Printable(d.call_id) +
+        return fail(Status::InvalidArgument("run '" + run_id + "' has no undecided call '" + PrintableLine(d.call_id) +
                                             "' (waiting: " + Names(waiting) + ")"));
       }
       targets = {d.call_id};
@@ -460,7 +461,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
         const std::string tool = call == state.turn.tool_calls.end() ? "" : call->name;
         Result<Json> valid = tools->ValidateArguments(tool, d.arguments);
         if (!valid.ok()) {
-          return fail(Status::InvalidArgument("the edited arguments (arguments) for " + Printable(tool) + ": " +
+          return fail(Status::InvalidArgument("the edited arguments (arguments) for " + PrintableLine(tool) + ": " +
                                               valid.status().message()));
         }
         decision.arguments = DumpJson(*valid);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "store/run_recorder.h"
 
@@ -107,8 +108,8 @@ Result<std::unique_ptr<PreparedTriage>> PrepareTriageResume(const RunService& se
   if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
   prepared->inputs = std::move(*inputs);
   if (!prepared->inputs.worklist_dir.empty()) {
-    return Status::FailedPrecondition("run '" + run_id + "' is case '" + Printable(prepared->inputs.case_name) +
-                                      "' of the worklist '" + Printable(prepared->inputs.worklist_dir) +
+    return Status::FailedPrecondition("run '" + run_id + "' is case '" + PrintableLine(prepared->inputs.case_name) +
+                                      "' of the worklist '" + PrintableLine(prepared->inputs.worklist_dir) +
                                       "'; that worklist's resume goes on with it and writes its result there");
   }
   Result<std::optional<RunState>> state = store->LatestState(run_id);

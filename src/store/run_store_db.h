@@ -5,6 +5,7 @@
 #define MEDREACT_STORE_RUN_STORE_DB_H_
 
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <chrono>
@@ -181,6 +182,20 @@ struct RunStore::Db {
 
   std::string Where() const { return "run store '" + path + "'"; }
 
+  // A write refused for want of space: said so, with what to do and what is safe.
+  Status DiskFull(const std::string& what, const std::string& detail) const {
+    return Status::Unavailable(Where() + ": " + what + ": the disk holding it is full (" + detail +
+                               "); free space and try again (what the store recorded before is kept)");
+  }
+
+  // Whether the store's folder has no block left for an unprivileged writer.
+  bool FolderIsFull() const {
+    const size_t slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    struct statvfs fs {};
+    return ::statvfs(folder.c_str(), &fs) == 0 && fs.f_bavail == 0;
+  }
+
   static int OnWalCommit(void* self, sqlite3*, const char*, int pages) {
     static_cast<Db*>(self)->wal_pages = pages;
     return SQLITE_OK;
@@ -216,6 +231,11 @@ struct RunStore::Db {
       case SQLITE_BUSY:
       case SQLITE_LOCKED:
         return Status::Unavailable(Where() + " is in use by another process (" + detail + "); try again");
+      case SQLITE_FULL:
+        return DiskFull(what, detail);
+      case SQLITE_IOERR:  // what SQLite says when it cannot grow its -shm or -wal file
+        if (FolderIsFull()) return DiskFull(what, detail);
+        [[fallthrough]];
       default:
         return Status::Unavailable(Where() + ": " + what + ": " + detail);
     }

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "core/file_io.h"
+#include "core/printable.h"
+#include "medreact/json.h"
 
 namespace medreact {
 
@@ -21,40 +23,36 @@ Status RunReporter::CheckPaths(const RunOutputs& outputs) {
 
 Result<std::unique_ptr<RunReporter>> RunReporter::Open(RunOutputs outputs, std::ostream& progress) {
   if (Status s = CheckPaths(outputs); !s.ok()) return s;
-  std::FILE* events = nullptr;
+  std::unique_ptr<LineLog> events;
   if (!outputs.events_path.empty()) {
-    Result<std::FILE*> file = OpenPrivateFile(outputs.events_path, "event log (events_path)");
-    if (!file.ok()) return file.status();
-    events = *file;
+    Result<std::unique_ptr<LineLog>> log = LineLog::Open(outputs.events_path, "event log (events_path)");
+    if (!log.ok()) return log.status();
+    events = std::move(*log);
   }
-  return std::unique_ptr<RunReporter>(new RunReporter(std::move(outputs), progress, events));
+  return std::unique_ptr<RunReporter>(new RunReporter(std::move(outputs), progress, std::move(events)));
 }
 
-RunReporter::RunReporter(RunOutputs outputs, std::ostream& progress, std::FILE* events)
-    : outputs_(std::move(outputs)), progress_(progress), events_(events) {}
+RunReporter::RunReporter(RunOutputs outputs, std::ostream& progress, std::unique_ptr<LineLog> events)
+    : outputs_(std::move(outputs)), progress_(progress), events_(std::move(events)) {}
 
-RunReporter::~RunReporter() {
-  if (events_ != nullptr) std::fclose(events_);
-}
+RunReporter::~RunReporter() = default;
+
+Status RunReporter::EventsStatus() const { return events_ ? events_->status() : Status::OK(); }
 
 EventSink RunReporter::sink() {
-  if (events_ == nullptr && !outputs_.verbose && !outputs_.stream) return {};
+  if (!events_ && !outputs_.verbose && !outputs_.stream) return {};
   return [this](const Event& e) { OnEvent(e); };
 }
 
 void RunReporter::OnEvent(const Event& e) {
   std::lock_guard<std::mutex> lock(mu_);  // a worklist's runs share one reporter
-  if (events_ != nullptr) {
-    const std::string line = DumpJson(ToJson(e)) + "\n";
-    std::fwrite(line.data(), 1, line.size(), events_);
-    std::fflush(events_);
-  }
-  if (outputs_.stream && e.type == EventType::kModelDelta) progress_ << e.text << std::flush;
+  if (events_) events_->Write(DumpJson(ToJson(e)));
+  if (outputs_.stream && e.type == EventType::kModelDelta) progress_ << Printable(e.text) << std::flush;
   if (outputs_.stream && e.type == EventType::kAssistantMessage && !e.text.empty()) progress_ << "\n";
   if (!outputs_.verbose) return;
   switch (e.type) {  // names and timings only: no message, record or tool content
     case EventType::kToolFinished:
-      progress_ << "[step " << e.step << "] " << e.tool_name << (e.ok ? " ok " : " error ")
+      progress_ << "[step " << e.step << "] " << PrintableLine(e.tool_name) << (e.ok ? " ok " : " error ")
                 << static_cast<long long>(e.elapsed_ms) << " ms\n";
       break;
     case EventType::kStepFinished:
@@ -69,7 +67,10 @@ void RunReporter::OnEvent(const Event& e) {
 }
 
 Status RunReporter::WriteTrace(const RunTrace& trace) const {
-  return outputs_.trace_path.empty() ? Status::OK() : WriteTraceFile(trace, outputs_.trace_path);
+  if (!outputs_.trace_path.empty()) {
+    if (Status s = WriteTraceFile(trace, outputs_.trace_path); !s.ok()) return s;
+  }
+  return EventsStatus();
 }
 
 Status RunReporter::WriteResult(const std::string& text) const {

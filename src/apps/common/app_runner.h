@@ -31,6 +31,8 @@
 
 namespace medreact {
 
+class LineLog;  // core/file_io.h
+
 struct RunOutputs {
   std::string trace_path;   // the run trace (JSON); "" = none
   std::string events_path;  // every event as a JSON line; "" = none
@@ -57,16 +59,22 @@ class RunReporter {
   EventSink sink();
 
   // Write the trace / the result when a path was given; OK otherwise.
+  // WriteTrace, which every command calls after its run, also returns the
+  // event log's first failed write (EventsStatus), so lost events are named
+  // and the exit code says so.
   Status WriteTrace(const RunTrace& trace) const;
   Status WriteResult(const std::string& text) const;
+  // OK, or the event log's first failed write (a full disk) and how many
+  // lines are missing since.
+  Status EventsStatus() const;
 
  private:
-  RunReporter(RunOutputs outputs, std::ostream& progress, std::FILE* events);
+  RunReporter(RunOutputs outputs, std::ostream& progress, std::unique_ptr<LineLog> events);
   void OnEvent(const Event& event);
 
   RunOutputs outputs_;
   std::ostream& progress_;
-  std::FILE* events_ = nullptr;
+  std::unique_ptr<LineLog> events_;  // null: no --events
   std::mutex mu_;
 };
 

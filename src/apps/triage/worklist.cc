@@ -14,6 +14,7 @@
 
 #include "apps/triage/triage_policy.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "engine/thread_pool.h"
 #include "medreact/trace.h"
 #include "store/run_recorder.h"
@@ -645,10 +646,12 @@ std::string RenderWorklistTable(const WorklistReport& report) {
     if (c.fell_back) adjustment += "*";
     if (NeedsReview(c)) adjustment += "!";
     if (c.status != RunStatus::kFinished) adjustment += " (" + std::string(RunStatusName(c.status)) + ")";
+    // Names, ids and findings come from the case folders and the model: each shown as one line.
     rows.push_back(
-        {std::to_string(++rank), c.name, Shorten(c.result.value("patient_id", std::string()), 12),
+        {std::to_string(++rank), PrintableLine(c.name),
+         PrintableLine(Shorten(c.result.value("patient_id", std::string()), 12)),
          std::to_string(base) + " " + PriorityName(base) + " → " + std::to_string(final) + " " + PriorityName(final),
-         adjustment, JoinFindings(c).empty() ? "-" : JoinFindings(c)});
+         PrintableLine(adjustment), JoinFindings(c).empty() ? "-" : PrintableLine(JoinFindings(c))});
   }
   std::vector<size_t> widths(5, 0);
   for (const Row& r : rows) {
@@ -675,7 +678,7 @@ std::string RenderWorklistTable(const WorklistReport& report) {
   if (report.failed > 0) {
     out += "\nFailed cases (" + std::to_string(report.failed) + "):\n";
     for (const WorklistCaseResult& c : report.cases) {
-      if (!c.ok) out += "  " + c.name + ": " + c.error + "\n";
+      if (!c.ok) out += "  " + PrintableLine(c.name) + ": " + PrintableLine(c.error) + "\n";
     }
   }
   return out;

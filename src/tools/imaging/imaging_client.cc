@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "core/printable.h"
 #include "core/text_util.h"
 #include "llm/retry.h"
 
@@ -64,6 +65,16 @@ Result<std::string> StringMember(const Json& object, const std::string& path, co
   return text;
 }
 
+// A name the endpoint gives (a label, a structure, its model): one line of
+// text wherever it goes (the answer, the model's context, the terminal), so
+// its control characters, line breaks and bidi overrides are shown escaped
+// (core/printable.h) as it is read.
+Result<std::string> NameMember(const Json& object, const std::string& path, const char* key) {
+  Result<std::string> text = StringMember(object, path, key);
+  if (!text.ok()) return text;
+  return PrintableLine(*text);
+}
+
 Result<double> NumberValue(const Json& v, const std::string& where) {
   if (!v.is_number()) return TypeShape(where, "a number", v);
   const double d = v.get<double>();
@@ -90,7 +101,7 @@ Result<const Json*> Top(const Json& reply, const char* list, std::string* model)
     return Status::ParseError("response is not the contract's JSON: expected an object, got " +
                               std::string(reply.type_name()));
   }
-  Result<std::string> name = StringMember(reply, "", "model");
+  Result<std::string> name = NameMember(reply, "", "model");
   if (!name.ok()) return name.status();
   *model = std::move(*name);
   Result<const Json*> items = Member(reply, "", list);
@@ -109,7 +120,7 @@ Result<Classification> ReadClassification(const Json& reply) {
     const std::string path = Indexed("labels", i);
     const Json& item = (**labels)[i];
     if (!item.is_object()) return TypeShape(path, "an object", item);
-    Result<std::string> label = StringMember(item, path, "label");
+    Result<std::string> label = NameMember(item, path, "label");
     if (!label.ok()) return label.status();
     if (!seen.insert(*label).second) return Shape(path + ".label", "'" + Preview(*label, 60) + "' appears twice");
     Result<const Json*> p = Member(item, path, "probability");
@@ -181,7 +192,7 @@ Result<Segmentation> ReadSegmentation(const Json& reply, const StoredImage& imag
     const std::string path = Indexed("structures", i);
     const Json& item = (**structures)[i];
     if (!item.is_object()) return TypeShape(path, "an object", item);
-    Result<std::string> name = StringMember(item, path, "name");
+    Result<std::string> name = NameMember(item, path, "name");
     if (!name.ok()) return name.status();
     if (!seen.insert(*name).second) return Shape(path + ".name", "'" + Preview(*name, 60) + "' appears twice");
     Result<const Json*> mask = Member(item, path, "mask");

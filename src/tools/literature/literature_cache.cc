@@ -73,6 +73,7 @@ Result<std::string> DefaultLiteratureCachePath(const std::function<const char*(c
 
 Result<std::shared_ptr<LiteratureCache>> LiteratureCache::Open(const std::string& path) {
   if (path.empty()) return Status::InvalidArgument("the literature cache needs a file path");
+  if (Status s = CheckRegularOrNew(path, "literature cache"); !s.ok()) return s;
   if (Status s = MakePrivateFolders(fs::path(path).parent_path().string()); !s.ok()) {
     return Status::Unavailable(s.message() + " for the literature cache '" + path + "'; choose a writable cache path");
   }

@@ -28,6 +28,7 @@
 #include "tools/rag/corpus_files.h"
 #include "tools/rag/embeddings.h"
 #include "core/sqlite_stmt.h"
+#include "core/file_io.h"
 #include "core/text_util.h"
 
 namespace medreact {
@@ -526,6 +527,9 @@ Result<RagIndex> RagIndex::Open(const std::string& corpus_dir, RagOptions option
   impl->corpus_real = fs::canonical(corpus_dir, ec).string();
   if (ec) return Status::NotFound("RAG corpus '" + corpus_dir + "': " + ec.message());
   const bool default_location = options.db_path.empty();
+  if (!default_location) {
+    if (Status s = CheckRegularOrNew(options.db_path, "RAG index (rag_db)"); !s.ok()) return s;
+  }
   if (default_location) {
     Result<std::string> path = DefaultRagDbPath(corpus_dir);
     if (!path.ok()) return path.status();
