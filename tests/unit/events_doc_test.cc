@@ -128,9 +128,13 @@ TEST(EventsDocTest, EveryEmittedFieldAndDataKeyIsDocumented) {
     const std::string doc = DocOf(Enumerator(type));
     ASSERT_FALSE(doc.empty()) << "no comment for " << type << " in events.h";
     for (const char* field : {"tool_name", "tool_call_id", "ok", "elapsed_ms"}) {
-      if (e.contains(field)) EXPECT_TRUE(DocumentsField(doc, field)) << type << " sends " << field << "; " << doc;
+      if (e.contains(field)) {
+        EXPECT_TRUE(DocumentsField(doc, field)) << type << " sends " << field << "; " << doc;
+      }
     }
-    if (e.contains("text")) EXPECT_NE(doc.find("text:"), std::string::npos) << type << " sends text; " << doc;
+    if (e.contains("text")) {
+      EXPECT_NE(doc.find("text:"), std::string::npos) << type << " sends text; " << doc;
+    }
     if (!e.contains("data")) continue;
     const std::set<std::string> documented = DocumentedDataKeys(doc);
     for (const auto& [key, value] : e["data"].items()) {

@@ -81,7 +81,9 @@ TEST(FhirHostileTest, WrongTypesAnywhereInARecordNeverCrashTheToolsOrTriage) {
       for (const ToolSpec& spec : registry.Specs()) {
         ToolResult r = registry.Execute({.id = "c", .name = spec.name, .arguments = DumpJson(ArgumentsFor(spec))},
                                         ToolContext{});
-        if (r.ok) EXPECT_TRUE(ParseJson(r.content).ok()) << spec.name << ": result is not JSON";
+        if (r.ok) {
+          EXPECT_TRUE(ParseJson(r.content).ok()) << spec.name << ": result is not JSON";
+        }
         EXPECT_EQ(r.error.find("failed:"), std::string::npos) << spec.name << " threw: " << r.error;
       }
       TriageConfig config;  // no model: the rules planner
