@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "medreact/json.h"
+#include "store/run_recorder.h"
 
 int main(int argc, char** argv) {
   // Logs go to stderr and never carry note text or patient identifiers
@@ -67,6 +68,13 @@ int main(int argc, char** argv) {
     // bug. Say so plainly rather than abort without a word.
     std::cerr << "medreact: internal error (please report it): " << medreact::Preview(e.what(), 300) << "\n";
     return medreact::cli::kExitRunFailed;
+  }
+  // A run whose store failed mid-run went on without its checkpoints (each
+  // recorder said so once): its answer stands, its record is incomplete, and
+  // the exit status says so, as for any output not written.
+  if (medreact::RunRecorder::FailuresInProcess() > 0 && exit_code == medreact::cli::kExitOk) {
+    std::cerr << "medreact: the run store failed during the run (above): its record of the run is incomplete\n";
+    exit_code = medreact::cli::kExitRunFailed;
   }
   // Standard output is an output too (`> /dev/full`, a full disk, a closed
   // pipe's reader gone): an answer that was not written is no success.

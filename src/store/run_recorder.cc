@@ -1,6 +1,8 @@
 // A run's checkpoints and end, into the run store. See run_recorder.h.
 #include "store/run_recorder.h"
 
+#include <atomic>
+
 #include <utility>
 
 namespace medreact {
@@ -57,9 +59,16 @@ void RunRecorder::Save(const RunState& state) {
   if (Status s = store_->SaveCheckpoint(run_.id, state, TakeEvents()); !s.ok()) Failed(s);
 }
 
+namespace {
+std::atomic<int> g_failures{0};  // recorders of this process that met a store failure
+}  // namespace
+
+int RunRecorder::FailuresInProcess() { return g_failures.load(); }
+
 void RunRecorder::Failed(const Status& status) {
   if (!first_error_.ok()) return;
   first_error_ = status;
+  g_failures.fetch_add(1);
   if (on_error_) on_error_(status.message() + " (the run goes on without its checkpoints)");
 }
 

@@ -62,6 +62,11 @@ class RunRecorder {
   // Returns the first error the store gave during the run, if any.
   Status Finish(const RunResult& result, bool interrupted);
 
+  // How many recorders of this process met a store failure (each counts
+  // its first): a front end's exit status says the record is incomplete
+  // (the CLI: exit 1 for a run that would otherwise exit 0).
+  static int FailuresInProcess();
+
   // The run's id: "" until the first checkpoint of a new run.
   const std::string& run_id() const { return run_.id; }
 

@@ -176,5 +176,58 @@ TEST(RunStoreOpenTest, AStoreOnReadOnlyMediaIsListedAndShown) {
   }
 }
 
+
+// A damaged store, one way or the other (issue 23): one whose damage is met
+// only when a run writes goes on without its checkpoints and exits 1 saying
+// the record is incomplete (the answer is still written); one whose damage
+// is met at open (truncated) is exit 2 before any work. Never exit 0 with a
+// run's record lost.
+TEST(RunStoreOpenTest, ADamagedStoreNeverLetsARunEndAsIfItWereRecorded) {
+  testing::TempDir dir;
+  const testing::EnvList env = {{"MEDREACT_LLM_URL", ""}, {"HOME", dir.path()}, {"XDG_CACHE_HOME", dir.path()}};
+  auto research = [&](const std::string& store) {
+    return testing::RunCommand({MEDREACT_BINARY, "research", "What is the evidence for Keytruda?", "--planner",
+                                "rules", "--results", "3", "--cache", dir.File("cache.sqlite"), "--replay",
+                                MEDREACT_SOURCE_DIR + "/examples/research/keytruda.jsonl", "--store", store, "-q"},
+                               env);
+  };
+  const std::string good = dir.File("good.sqlite");
+  testing::ProcessResult first = research(good);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // Folded into the main file, then copied twice: one with the runs table's
+  // root page overwritten, one cut short.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(good.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_master WHERE name = 'runs'", -1, &stmt, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    const int root = sqlite3_column_int(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    const std::string damaged = dir.File("damaged.sqlite"), truncated = dir.File("truncated.sqlite");
+    fs::copy_file(good, damaged);
+    fs::copy_file(good, truncated);
+    {
+      std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(root - 1) * 4096);
+      const std::string junk(4096, '\xA5');
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    }
+    fs::resize_file(truncated, 2 * 4096);
+    testing::ProcessResult hurt = research(damaged);
+    EXPECT_EQ(hurt.exit_code, 1) << hurt.err;
+    EXPECT_THAT(hurt.err, HasSubstr("the run goes on without its checkpoints"));
+    EXPECT_THAT(hurt.err, HasSubstr("its record of the run is incomplete"));
+    EXPECT_EQ(hurt.out, first.out);  // the answer (the report) is still written
+    testing::ProcessResult cut = research(truncated);
+    EXPECT_EQ(cut.exit_code, 2) << cut.err;
+    EXPECT_THAT(cut.err, HasSubstr("is damaged"));
+    EXPECT_EQ(cut.out, "");
+  }
+}
+
 }  // namespace
 }  // namespace medreact
