@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "apps/triage/rules_planner.h"
+#include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "medreact/agent.h"
 #include "testing/fhir_builders.h"
@@ -81,6 +82,31 @@ inline Json OnWarfarinAndAspirinBundle() {
                         MedicationRequest("a", "Aspirin 81 MG Oral Tablet", "active"),
                         Observation("inr", "6301-6", "INR", 2.4, "{INR}", "2025-06-10"),
                         Observation("cr", "2160-0", "Creatinine", 0.9, "mg/dL", "2025-06-10")});
+}
+
+// A findings text and what the triage rules give it: the base priority
+// (BasePriorityFromFindings) and the planner's risk adjustment for a
+// patient on warfarin and aspirin (the findings tests' tables).
+struct FindingsPhrase {
+  const char* findings;
+  int base;                // expected BasePriorityFromFindings
+  const char* adjustment;  // expected planner risk adjustment on warfarin + aspirin
+};
+
+inline void ExpectBasePriorities(const std::vector<FindingsPhrase>& family) {
+  for (const FindingsPhrase& p : family) {
+    std::string why;
+    EXPECT_EQ(BasePriorityFromFindings(p.findings, &why), p.base) << p.findings << "\n  why: " << why;
+  }
+}
+
+inline void ExpectPlannerAdjustments(const std::vector<FindingsPhrase>& family) {
+  for (const FindingsPhrase& p : family) {
+    PlannerOutcome o = DrivePlanner(OnWarfarinAndAspirinBundle(), p.findings);
+    ASSERT_TRUE(o.error.empty()) << o.error;
+    ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
+    EXPECT_EQ(o.adjustment(), p.adjustment) << p.findings << "\n  assessment: " << o.run.answer;
+  }
 }
 
 }  // namespace medreact::testing

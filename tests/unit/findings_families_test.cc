@@ -24,21 +24,10 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Phrase {
-  const char* findings;
-  int base;                // expected BasePriorityFromFindings
-  const char* adjustment;  // expected planner risk adjustment on warfarin + aspirin
-};
-
-void ExpectFamily(const std::vector<Phrase>& family) {
-  for (const Phrase& p : family) {
-    std::string why;
-    EXPECT_EQ(BasePriorityFromFindings(p.findings, &why), p.base) << p.findings << "\n  why: " << why;
-    testing::PlannerOutcome o = testing::DrivePlanner(testing::OnWarfarinAndAspirinBundle(), p.findings);
-    ASSERT_TRUE(o.error.empty()) << o.error;
-    ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
-    EXPECT_EQ(o.adjustment(), p.adjustment) << p.findings << "\n  assessment: " << o.run.answer;
-  }
+// The base priority and the planner's adjustment of every phrase (testing/triage_drive.h).
+void ExpectFamily(const std::vector<testing::FindingsPhrase>& family) {
+  testing::ExpectBasePriorities(family);
+  testing::ExpectPlannerAdjustments(family);
 }
 
 // --- Infarct wording ----------------------------------------------------------------

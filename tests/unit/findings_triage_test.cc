@@ -20,27 +20,10 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Phrase {
-  const char* findings;
-  int base;                // expected BasePriorityFromFindings
-  const char* adjustment;  // expected planner risk adjustment on warfarin + aspirin
-};
+using Phrase = testing::FindingsPhrase;
 
-void ExpectBase(const std::vector<Phrase>& family) {
-  for (const Phrase& p : family) {
-    std::string why;
-    EXPECT_EQ(BasePriorityFromFindings(p.findings, &why), p.base) << p.findings << "\n  why: " << why;
-  }
-}
-
-void ExpectPlanner(const std::vector<Phrase>& family) {
-  for (const Phrase& p : family) {
-    testing::PlannerOutcome o = testing::DrivePlanner(testing::OnWarfarinAndAspirinBundle(), p.findings);
-    ASSERT_TRUE(o.error.empty()) << o.error;
-    ASSERT_EQ(o.run.status, RunStatus::kFinished) << o.run.error;
-    EXPECT_EQ(o.adjustment(), p.adjustment) << p.findings << "\n  assessment: " << o.run.answer;
-  }
-}
+void ExpectBase(const std::vector<Phrase>& family) { testing::ExpectBasePriorities(family); }
+void ExpectPlanner(const std::vector<Phrase>& family) { testing::ExpectPlannerAdjustments(family); }
 
 // --- PE ---------------------------------------------------------------------------
 

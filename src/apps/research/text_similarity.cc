@@ -73,7 +73,11 @@ TermCounts CountTerms(std::string_view text) {
   return counts;
 }
 
-double Cosine(const SparseVector& a, const SparseVector& b) {
+namespace {
+
+// The dot product of two vectors sorted by key (their keys merged once).
+template <typename SortedVector>
+double SortedDot(const SortedVector& a, const SortedVector& b) {
   double dot = 0;
   auto i = a.begin();
   auto j = b.begin();
@@ -91,23 +95,11 @@ double Cosine(const SparseVector& a, const SparseVector& b) {
   return dot;
 }
 
-double Cosine(const NumberedVector& a, const NumberedVector& b) {
-  double dot = 0;
-  auto i = a.begin();
-  auto j = b.begin();
-  while (i != a.end() && j != b.end()) {
-    if (i->first < j->first) {
-      ++i;
-    } else if (j->first < i->first) {
-      ++j;
-    } else {
-      dot += i->second * j->second;
-      ++i;
-      ++j;
-    }
-  }
-  return dot;
-}
+}  // namespace
+
+double Cosine(const SparseVector& a, const SparseVector& b) { return SortedDot(a, b); }
+
+double Cosine(const NumberedVector& a, const NumberedVector& b) { return SortedDot(a, b); }
 
 TfIdfSpace::TfIdfSpace(const std::vector<const TermCounts*>& documents)
     : n_(static_cast<double>(documents.size())) {
