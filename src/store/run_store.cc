@@ -136,7 +136,18 @@ void RunStore::Unhold(const std::string& run_id) {
 
 Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunStoreOptions options) {
   if (path.empty()) return Status::InvalidArgument("the run store needs a file path");
-  if (options.read_only) return OpenToRead(path, options);
+  if (options.read_only) {
+    Result<std::unique_ptr<RunStore>> read = OpenToRead(path, options);
+    // A store of an older schema where it can be written is brought up to
+    // date first (the one write a reading command makes), as it always was.
+    if (!read.ok() && read.status().message().find(" has schema version ") != std::string::npos &&
+        FolderWritable(path) && ::access(path.c_str(), W_OK) == 0) {
+      options.read_only = false;
+      options.create_if_missing = false;
+      return Open(path, options);
+    }
+    return read;
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {

@@ -85,7 +85,7 @@ struct RunStoreOptions {
   // Open to read only (the commands that only read: list, show): SQLite's
   // read-only mode, no journal-mode change, no migration, nothing written;
   // a store on read-only media is read as it stands (a store of an older
-  // schema is refused, naming the command that brings it up to date).
+  // schema is migrated first where it can be written, else refused saying why).
   // Every write fails. Default: false
   bool read_only = false;
   // Who this store writes as (the runs' lease holder). Default: "" = a new

@@ -158,6 +158,26 @@ TEST(RunStoreEventsTest, AVersion1FileIsMigratedWithItsRunsIntact) {
   EXPECT_EQ((*again)->Get("run_old").value().status, "finished");
 }
 
+// `runs list` and `runs show` open a store read-only; a store of an older
+// schema is brought up to date first where it can be written (issue 23).
+TEST(RunStoreEventsTest, AVersion1FileOpenedToReadIsMigratedWhereItCanBeWritten) {
+  testing::TempDir dir;
+  const std::string path = dir.File("old.sqlite");
+  ASSERT_EQ(Exec(path, std::string(kVersion1Schema) +
+                           "INSERT INTO runs VALUES ('run_old', 'chat', '{\"message\":\"add\"}', '{\"name\":\"m\"}', "
+                           "'finished', '2026-11-01T00:00:00Z', '2026-11-01T00:00:05Z', '{\"answer\":\"3\"}');"),
+            "");
+  Result<std::unique_ptr<RunStore>> store = RunStore::Open(path, {.create_if_missing = false, .read_only = true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(Scalar(path, "PRAGMA user_version"), RunStore::kSchemaVersion);
+  EXPECT_EQ((*store)->Get("run_old").value().status, "finished");
+  store->reset();
+  // Up to date, it opens read-only as it is: nothing written.
+  Result<std::unique_ptr<RunStore>> read = RunStore::Open(path, {.create_if_missing = false, .read_only = true});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_FALSE((*read)->CreateRun({.id = "run_new", .app = "chat"}).ok());
+}
+
 TEST(RunStoreEventsTest, EventsFollowCheckpointsAndTheEndInOrderAndGoWithTheirRun) {
   testing::TempDir dir;
   Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
