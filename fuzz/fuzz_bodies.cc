@@ -644,9 +644,15 @@ void SetText(sqlite3* db, const char* sql, std::string_view text) {
   if (rc != SQLITE_DONE || sqlite3_changes(db) != 1) Violated("run_state", "an update of the checkpoint failed");
 }
 
+// Made once; closed and removed by an exit handler registered once the
+// store is open, so that it runs before the statics the store's own code
+// made on the way (its owner registry) are destroyed.
+StateStore* g_state_store = nullptr;
+
 StateStore& FuzzStateStore() {
-  static StateStore out;
   static const bool ready = [] {
+    g_state_store = new StateStore;
+    StateStore& out = *g_state_store;
     char folder[] = "/tmp/medreact-fuzz-run-state-XXXXXX";
     if (!mkdtemp(folder)) Violated("run_state", "no temp folder");
     out.folder = folder;
@@ -679,10 +685,14 @@ StateStore& FuzzStateStore() {
       out.good.push_back(text);
     }
     if (!out.store->LatestState("run_fuzz").ok()) Violated("run_state", "the intact checkpoint does not read");
+    std::atexit([] {
+      delete g_state_store;
+      g_state_store = nullptr;
+    });
     return true;
   }();
   (void)ready;
-  return out;
+  return *g_state_store;
 }
 
 }  // namespace
