@@ -400,7 +400,10 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
     return too_late(run->status);
   }
   Result<std::optional<RunState>> stored = store_->LatestState(run_id);
-  if (!stored.ok()) return stored.status();
+  if (!stored.ok()) {
+    store_->ReleaseRun(run_id);  // every refusal gives the run back for the next decider
+    return stored.status();
+  }
   if (!stored->has_value() || (*stored)->awaiting_approval.empty()) {
     store_->ReleaseRun(run_id);
     return Status::FailedPrecondition("run '" + run_id + "' has no stored calls waiting for approval");
@@ -408,8 +411,11 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   RunState state = std::move(**stored);
   const std::vector<std::string> waiting = Undecided(state);
   Result<ChatInputs> inputs = ChatInputs();
-  if (run->app == "chat") inputs = ChatInputsFromJson(run->inputs);  // cxr: cxr_runs.h
-  if (!inputs.ok()) return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
+  if (run->app == "chat") inputs = ChatInputsFromJson(run->inputs);  // cxr: cxr_runs.h; research: research_runs.h
+  if (!inputs.ok()) {
+    store_->ReleaseRun(run_id);
+    return Status::InvalidArgument("run '" + run_id + "': " + inputs.status().message());
+  }
   std::shared_ptr<ToolRegistry> tools;  // built only when arguments are edited
   const std::string now = StoreTimestampMillis(std::chrono::system_clock::now());
   DecideOutcome out;
