@@ -270,6 +270,29 @@ int ContinueChatRun(const ResumeFlags& flags, service::RunService& runs, const R
   return ReportChatResult(out->result, flags.json, /*stored=*/true, kWho);
 }
 
+// Goes on with a stored run the service let this process take (after
+// PrepareResume or a Decide that left nothing waiting), with the app's own
+// printing: the one place the CLI picks a front end by the run's app. (The
+// choice of what to run belongs in the service; the coming server is its
+// first user besides this command.)
+int GoOn(const ResumeFlags& flags, service::RunService& runs, const RunRecord& run) {
+  if (run.app == "chat") return ContinueChatRun(flags, runs, run);
+  if (run.app == "research") {  // research_runs_cli.h
+    return ResumeResearchRun(runs, run, flags.model,
+                             {.events_path = flags.events_path,
+                              .trace_path = flags.trace_path,
+                              .approval_prompt = flags.approval_prompt});
+  }
+  if (run.app == "cxr") return ResumeCxrRun(runs, run, flags.model, OutputsOf(flags), flags.approval_prompt);
+  // triage, extract: runs_resume_apps.h
+  return ResumeAppRun(runs, run,
+                      {.model = flags.model,
+                       .verbose = flags.verbose,
+                       .stream = flags.stream,
+                       .trace_path = flags.trace_path,
+                       .events_path = flags.events_path});
+}
+
 int RunResume(const ResumeFlags& flags) {
   // The output paths first: a device or a FIFO there is refused before the store is opened.
   if (Status s = RunReporter::CheckPaths(OutputsOf(flags)); !s.ok()) return Fail(s.message());
@@ -288,21 +311,7 @@ int RunResume(const ResumeFlags& flags) {
     }
     return Fail(message);
   }
-  if (run->app == "chat") return ContinueChatRun(flags, runs, *run);
-  if (run->app == "research") {  // research_runs_cli.h
-    return ResumeResearchRun(runs, *run, flags.model,
-                             {.events_path = flags.events_path,
-                              .trace_path = flags.trace_path,
-                              .approval_prompt = flags.approval_prompt});
-  }
-  if (run->app == "cxr") return ResumeCxrRun(runs, *run, flags.model, OutputsOf(flags), flags.approval_prompt);
-  // triage, extract: runs_resume_apps.h
-  return ResumeAppRun(runs, *run,
-                      {.model = flags.model,
-                       .verbose = flags.verbose,
-                       .stream = flags.stream,
-                       .trace_path = flags.trace_path,
-                       .events_path = flags.events_path});
+  return GoOn(flags, runs, *run);
 }
 
 // approve (`approve` true) or reject the waiting calls of a paused run.
@@ -331,16 +340,7 @@ int RunDecide(const DecideFlags& flags, bool approve) {
   }
   Result<RunRecord> run = (*store)->Get(id);
   if (!run.ok()) return Fail(run.status().message());
-  if (run->app == "cxr") {  // runs_resume_cxr.h
-    return ResumeCxrRun(runs, *run, flags.run.model, OutputsOf(flags.run), flags.run.approval_prompt);
-  }
-  if (run->app == "research") {  // research_runs_cli.h
-    return ResumeResearchRun(runs, *run, flags.run.model,
-                             {.events_path = flags.run.events_path,
-                              .trace_path = flags.run.trace_path,
-                              .approval_prompt = flags.run.approval_prompt});
-  }
-  return ContinueChatRun(flags.run, runs, *run);
+  return GoOn(flags.run, runs, *run);
 }
 
 void AddContinueFlags(CLI::App* command, ResumeFlags* flags) {
