@@ -19,7 +19,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := g++ cmake ninja-build pkg-config make ccache \
              nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
              libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
-             libdcmtk-dev libpng-dev libjpeg62-turbo-dev
+             libdcmtk-dev libpng-dev libjpeg62-turbo-dev libboost1.81-dev
 TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev
 DEPS      := $(RUN_DEPS) $(TEST_DEPS)
 # The binaries `make run` runs; `make build` builds every target.

@@ -4,7 +4,7 @@
 # may include, with #include "...", only headers of its own layer and of the
 # layers below it:
 #   core ← llm ← engine ← tools ← apps ← service ← cli
-#                engine ← store ← apps
+#                engine ← store ← apps         service ← server ← cli
 # (store, the durable run store, is over engine and under apps and cli; tools
 # never need it) and beside the stack: eval (over tools) and mockllm (over
 # core), which only
@@ -32,9 +32,10 @@ set(MAY_apps core llm engine store tools apps)
 set(MAY_service core llm engine store tools apps service)
 set(MAY_eval core llm engine tools eval)
 set(MAY_mockllm core mockllm)
-set(MAY_cli core llm engine store tools apps service eval cli)
+set(MAY_server core llm engine store tools apps service server)
+set(MAY_cli core llm engine store tools apps service eval server cli)
 
-set(KNOWN_LAYERS core llm engine store tools apps service eval mockllm cli)
+set(KNOWN_LAYERS core llm engine store tools apps service eval mockllm server cli)
 
 # The layer of an #include "..." target, or "" when it is not one of ours.
 function(layer_of_include path out)

@@ -63,12 +63,12 @@ TEST(LayerRuleTest, UnknownHeadersAndFoldersAreRefusedRatherThanLetThrough) {
   testing::TempDir dir;
   WriteGoodTree(dir);
   dir.Write("include/medreact/shiny.h", "#pragma once\n");
-  std::filesystem::create_directories(dir.File("src/server"));
-  dir.Write("src/server/s.cc", "#include \"apps/x.h\"\n");
+  std::filesystem::create_directories(dir.File("src/shiny"));
+  dir.Write("src/shiny/s.cc", "#include \"apps/x.h\"\n");
   testing::ProcessResult r = Check(dir.path());
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("include/medreact/shiny.h: a public header with no layer"));
-  EXPECT_THAT(r.err, HasSubstr("src/server/: a folder that is no layer"));
+  EXPECT_THAT(r.err, HasSubstr("src/shiny/: a folder that is no layer"));
 }
 
 }  // namespace
