@@ -319,6 +319,7 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.Keep(run.id, std::move(w));
   Hold(run.id);
+  Wrote();
   return Status::OK();
 }
 
@@ -350,6 +351,7 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   if (Status s = tx.Commit(); !s.ok()) return s;
   d.Keep(run_id, std::move(w));
   Hold(run_id);
+  Wrote();
   d.FoldWal(Db::kMaxWalPages);
   return Status::OK();
 }
@@ -388,6 +390,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
   }
   if (Status s = tx.Commit(); !s.ok()) return s;
   Unhold(run_id);
+  Wrote();
   d.FoldWal(Db::kEndWalPages);  // the run is over: off the steps' path
   return Status::OK();
 }
@@ -574,6 +577,51 @@ Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const 
                    .json = s.ColText(5)});
   }
   return out;
+}
+
+Result<std::vector<StoreEvent>> RunStore::EventsSince(int64_t cursor, const EventQuery& query) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  // The runs as a JSON array (json_each): one statement whatever their number.
+  Stmt s(db_->db,
+         "SELECT e.rowid, e.run_id, r.app, e.seq, e.type, e.step, e.tool_call_id, e.elapsed_ms, e.event, e.at "
+         "FROM events e JOIN runs r ON r.id = e.run_id "
+         "WHERE e.rowid > ?1 AND (?2 = '' OR r.app = ?2) "
+         "AND (?3 IS NULL OR e.run_id IN (SELECT value FROM json_each(?3))) "
+         "ORDER BY e.rowid LIMIT ?4");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Int(1, cursor);
+  s.Text(2, query.app);
+  if (!query.runs.empty()) s.Text(3, DumpJson(Json(query.runs)));
+  s.Int(4, query.limit > 0 ? query.limit : -1);
+  std::vector<StoreEvent> out;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("reading the events after position " + std::to_string(cursor));
+    out.push_back({.cursor = s.ColInt(0),
+                   .run_id = s.ColText(1),
+                   .app = s.ColText(2),
+                   .event = {.seq = s.ColInt(3),
+                             .type = s.ColText(4),
+                             .step = s.ColInt(5),
+                             .tool_call_id = s.ColText(6),
+                             .elapsed_ms = s.ColDouble(7),
+                             .at = s.ColText(9),
+                             .json = s.ColText(8)}});
+  }
+  return out;
+}
+
+Result<int64_t> RunStore::LastEventCursor() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT COALESCE(MAX(rowid), 0) FROM events");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  if (s.Step() != SQLITE_ROW) return db_->Error("reading the newest event's position");
+  return s.ColInt(0);
+}
+
+void RunStore::SetWriteListener(std::function<void()> listener) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_write_ = std::move(listener);
 }
 
 Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id) const {

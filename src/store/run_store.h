@@ -128,6 +128,20 @@ struct RunEvent {
   std::string json;          // the event as one `--events` line, without its newline
 };
 
+// A stored event with where it is in the whole store: what a stream that
+// follows many runs (a page's) reads (RunStore::EventsSince).
+struct StoreEvent {
+  int64_t cursor = 0;  // the store-wide position: increasing in commit order, never reused
+  std::string run_id;
+  std::string app;     // the run's app
+  RunEvent event;
+};
+struct EventQuery {
+  std::vector<std::string> runs;  // only these runs; empty = any
+  std::string app;                // only runs of this app; "" = any
+  int64_t limit = 1000;           // at most this many, oldest first. Default: 1000
+};
+
 struct RunFilter {
   std::string app;     // "" = any
   std::string status;  // "" = any
@@ -147,7 +161,7 @@ struct PruneFilter {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating when allowed) the store at `path`, applying the schema's
   // migrations. InvalidArgument: an empty path, a folder; NotFound: missing
@@ -208,6 +222,18 @@ class RunStore {
   Result<std::vector<StepRecord>> Steps(const std::string& run_id) const;
   // The run's stored events in order (none for an unknown run).
   Result<std::vector<RunEvent>> Events(const std::string& run_id) const;
+  // The events stored after `cursor` (0: from the first) that `query`
+  // selects, in commit order: a writer's transaction takes its positions
+  // under the write lock, so a reader that saw position N never later sees
+  // a new event below N.
+  Result<std::vector<StoreEvent>> EventsSince(int64_t cursor, const EventQuery& query = {}) const;
+  // The position of the newest stored event (0: none yet).
+  Result<int64_t> LastEventCursor() const;
+  // Called after each write this store commits (a run added, a checkpoint,
+  // an end), from the writing thread with the store's lock held: it must
+  // only signal (a condition variable), never call the store. Writers in
+  // other processes are not seen: a follower polls LastEventCursor too.
+  void SetWriteListener(std::function<void()> listener);
   // The run's latest checkpoint, nullopt when it has none.
   Result<std::optional<RunState>> LatestState(const std::string& run_id) const;
   // Deletes the runs the filter selects (with their checkpoints, steps and events)
@@ -231,6 +257,10 @@ class RunStore {
   mutable std::mutex mu_;
   std::unique_ptr<Db> db_;
   std::unique_ptr<Heartbeat> heartbeat_;  // renews the leases this store holds
+  std::function<void()> on_write_;         // SetWriteListener; guarded by mu_
+  void Wrote() const {
+    if (on_write_) on_write_();
+  }
 };
 
 // A new owner id for a store in this process: "host/pid/start/n" (start: the

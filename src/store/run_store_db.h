@@ -100,6 +100,28 @@ CREATE TABLE model_info (
   PRIMARY KEY (url, model)
 );
 )sql"},
+    // 4: every event gets a store-wide position that is never reused
+    // (AUTOINCREMENT: a pruned newest run's ids are not handed out again),
+    // the cursor of a stream that follows many runs (RunStore::EventsSince).
+    // The rows keep their order: their rowid becomes their id.
+    {4, R"sql(
+CREATE TABLE events_v4 (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id       TEXT NOT NULL,
+  seq          INTEGER NOT NULL,
+  type         TEXT NOT NULL,
+  step         INTEGER NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  elapsed_ms   REAL NOT NULL,
+  event        TEXT NOT NULL,
+  at           TEXT NOT NULL DEFAULT '',
+  UNIQUE (run_id, seq)
+);
+INSERT INTO events_v4(id, run_id, seq, type, step, tool_call_id, elapsed_ms, event, at)
+  SELECT rowid, run_id, seq, type, step, tool_call_id, elapsed_ms, event, at FROM events ORDER BY rowid;
+DROP TABLE events;
+ALTER TABLE events_v4 RENAME TO events;
+)sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
 
