@@ -28,6 +28,7 @@ void AddResearchCommand(CLI::App& app, int* exit_code);
 void AddDicomCommand(CLI::App& app, int* exit_code);
 void AddRunsCommand(CLI::App& app, int* exit_code);
 void AddCxrCommand(CLI::App& app, int* exit_code);
+void AddServeCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

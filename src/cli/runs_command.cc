@@ -44,6 +44,7 @@
 #include "cli/store_flags.h"
 #include "core/printable.h"
 #include "medreact/json.h"
+#include "service/run_json.h"
 #include "service/run_service.h"
 
 namespace medreact::cli {
@@ -54,14 +55,6 @@ constexpr char kWho[] = "medreact runs";
 int Fail(const std::string& message, int code = kExitBadInput) {
   std::cerr << kWho << ": " << WithFlagNames(message) << "\n";
   return code;
-}
-
-Json RecordJson(const RunRecord& r) {
-  Json j{{"id", r.id},           {"app", r.app},          {"status", r.status},     {"steps", r.steps},
-         {"checkpoints", r.checkpoints}, {"created_at", r.created_at}, {"updated_at", r.updated_at},
-         {"model", r.model},     {"inputs", r.inputs},    {"result", r.result},     {"events", r.events}};
-  if (!r.owner.empty()) j["lease"] = Json{{"owner", r.owner}, {"until", r.lease_until}};
-  return j;
 }
 
 // What the run was asked, as the app stored it: the message (chat, cxr,
@@ -98,11 +91,7 @@ int RunList(const ListFlags& flags) {
   if (!runs.ok()) return Fail(runs.status().message());
   if (flags.json) {
     Json out = Json::array();
-    for (const RunRecord& r : *runs) {
-      Json j = RecordJson(r);
-      j.erase("inputs");  // `show` has them; a list stays short
-      out.push_back(std::move(j));
-    }
+    for (const RunRecord& r : *runs) out.push_back(service::RunRecordJson(r, /*brief=*/true));  // `show` has the inputs
     std::cout << Printable(DumpJson(out, 2)) << "\n";
     return kExitOk;
   }
@@ -149,16 +138,7 @@ int RunShow(const ShowFlags& flags) {
   const std::vector<ToolCall>& waiting = view->waiting;
   const int waiting_step = view->waiting_step;
   if (flags.json) {
-    Json out_steps = Json::array();
-    for (const StepRecord& s : *steps) out_steps.push_back(StepRecordToStateJson(s));
-    Json out{{"run", RecordJson(*run)}, {"steps", std::move(out_steps)}};
-    if (run->status == "awaiting_approval") {
-      Json calls = Json::array();
-      for (const ToolCall& c : waiting) {
-        calls.push_back(Json{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-      }
-      out["awaiting_approval"] = std::move(calls);
-    }
+    const Json out = service::RunViewJson(*view);
     std::cout << Printable(DumpJson(out, 2)) << "\n";
     return kExitOk;
   }

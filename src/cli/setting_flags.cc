@@ -9,6 +9,13 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"protocol", "--protocol"},
       {"context_size", "--context-size"},
       {"planner", "--planner"},
+      // medreact serve (serve_command.cc).
+      {"token_file", "--token-file"},
+      {"input_root", "--input-root"},
+      {"max_concurrent_runs", "--max-runs"},
+      {"max_body_bytes", "--max-body-mb"},
+      {"per_second", "--rate"},
+      {"burst", "--burst"},
       // Run store (store_flags.cc).
       {"store", "--store"},
       // Approval decisions (runs approve/reject).

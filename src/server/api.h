@@ -22,11 +22,13 @@
 #ifndef MEDREACT_SERVER_API_H_
 #define MEDREACT_SERVER_API_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "server/http.h"
+#include "server/http_engine.h"
 #include "server/server_options.h"
 
 namespace medreact::service {
@@ -36,12 +38,13 @@ class RunService;
 namespace medreact::server {
 
 class EventHub;
+class RateLimiter;
 struct ApiState;
 
 class Api {
  public:
-  // `service` and `hub` outlive the Api.
-  Api(const ServeOptions& options, service::RunService& service, EventHub& hub);
+  // `hub` outlives the Api; runs still going after it hold `service`.
+  Api(const ServeOptions& options, std::shared_ptr<service::RunService> service, EventHub& hub);
   ~Api();
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;
@@ -56,10 +59,11 @@ class Api {
   // waits up to `seconds` for them to store their end.
   void StopRuns(double seconds);
   // Counters the engine keeps (open streams, ...), for /metrics.
-  void SetEngineStats(std::function<std::string()> render);
+  void SetEngineStats(std::function<HttpEngineStats()> stats);
 
  private:
   std::shared_ptr<ApiState> state_;
+  std::shared_ptr<RateLimiter> limiter_;
 };
 
 // {"error": {"code", "message", "field"?}} with the status `code` maps to

@@ -38,6 +38,8 @@ struct HttpEngine::Impl : std::enable_shared_from_this<Impl> {
   HttpHandler handler;
   net::io_context ioc;
   std::optional<tcp::acceptor> acceptor;
+  // Keeps run() going while the server lives (until Stop), with or without connections.
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::vector<std::thread> threads;
   int bound_port = 0;
   std::atomic<bool> stopping{false};
@@ -327,6 +329,7 @@ Status HttpEngine::Start() {
   if (m.acceptor->listen(net::socket_base::max_listen_connections, ec); ec) return fail("listen on");
   m.bound_port = m.acceptor->local_endpoint(ec).port();
   m.Accept();
+  m.work.emplace(m.ioc.get_executor());
   const int n = std::max(1, m.options.io_threads);
   for (int i = 0; i < n; ++i) m.threads.emplace_back([impl = impl_] { impl->ioc.run(); });
   return Status::OK();
@@ -358,6 +361,7 @@ void HttpEngine::Stop() {
     net::post(m.ioc, [done] { done->set_value(); });
     f.wait_for(std::chrono::seconds(2));
   }
+  m.work.reset();
   m.ioc.stop();
   for (std::thread& t : m.threads) {
     if (t.get_id() == std::this_thread::get_id()) {

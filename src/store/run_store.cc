@@ -611,6 +611,19 @@ Result<std::vector<StoreEvent>> RunStore::EventsSince(int64_t cursor, const Even
   return out;
 }
 
+Result<std::vector<RunStore::RunCount>> RunStore::CountRuns() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT app, status, COUNT(*) FROM runs GROUP BY app, status ORDER BY app, status");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  std::vector<RunCount> out;
+  for (int rc = s.Step();; rc = s.Step()) {
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return db_->Error("counting the runs");
+    out.push_back({.app = s.ColText(0), .status = s.ColText(1), .runs = s.ColInt(2)});
+  }
+  return out;
+}
+
 Result<int64_t> RunStore::LastEventCursor() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT COALESCE(MAX(rowid), 0) FROM events");

@@ -227,6 +227,13 @@ class RunStore {
   // under the write lock, so a reader that saw position N never later sees
   // a new event below N.
   Result<std::vector<StoreEvent>> EventsSince(int64_t cursor, const EventQuery& query = {}) const;
+  // How many runs each (app, status) has, for a server's metrics.
+  struct RunCount {
+    std::string app;
+    std::string status;
+    int64_t runs = 0;
+  };
+  Result<std::vector<RunCount>> CountRuns() const;
   // The position of the newest stored event (0: none yet).
   Result<int64_t> LastEventCursor() const;
   // Called after each write this store commits (a run added, a checkpoint,

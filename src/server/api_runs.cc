@@ -1,0 +1,309 @@
+// The run routes: list, show, events (one run's, or many runs' in one
+// stream), cancel, approvals, artifacts and the app table (api.h).
+#include <algorithm>
+#include <charconv>
+
+#include "core/printable.h"
+#include "server/api_state.h"
+#include "service/app_table.h"
+#include "service/run_images.h"
+#include "service/run_json.h"
+
+namespace medreact::server {
+namespace {
+
+// A non-negative integer parameter; nullopt (and `*bad`) when it is not one.
+std::optional<int64_t> IntParam(const std::optional<std::string>& text, bool* bad) {
+  if (!text) return std::nullopt;
+  int64_t v = 0;
+  const char* end = text->data() + text->size();
+  auto [p, ec] = std::from_chars(text->data(), end, v);
+  if (ec != std::errc() || p != end || v < 0) {
+    *bad = true;
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Where a reconnecting client is: Last-Event-ID, else ?since=.
+Result<int64_t> StreamStart(const HttpRequest& r, std::string* field) {
+  bool bad = false;
+  std::string header = r.Header("last-event-id");
+  if (!header.empty()) {
+    std::optional<int64_t> v = IntParam(header, &bad);
+    if (bad) {
+      *field = "last-event-id";
+      return Status::InvalidArgument("Last-Event-ID must be an event id this server sent (a number)");
+    }
+    return *v;
+  }
+  std::optional<int64_t> since = IntParam(r.Query("since"), &bad);
+  if (bad) {
+    *field = "since";
+    return Status::InvalidArgument("since must be a non-negative integer (an event id)");
+  }
+  return since.value_or(0);
+}
+
+// Opens an SSE stream and follows `sub` on it until either side ends.
+void Follow(ApiState& s, const std::shared_ptr<Exchange>& ex, Subscription sub, bool ids_by_seq) {
+  std::shared_ptr<EventStream> stream =
+      ex->Stream({{"cache-control", "no-store"}, {"x-accel-buffering", "no"}});
+  stream->Send("retry: " + std::to_string(s.options.sse_retry_ms) + "\n\n");
+  ApiState* state = &s;
+  sub.deliver = [stream, ids_by_seq, state](const StoreEvent& e) {
+    ++state->events_streamed;
+    return stream->Send(SseMessage(e, ids_by_seq ? e.event.seq : e.cursor));
+  };
+  sub.heartbeat = [stream] { return stream->Send(": keep-alive\n\n"); };
+  sub.ended = [stream, run = sub.runs.empty() ? std::string() : sub.runs.front()](const std::string& status) {
+    // No id: the client's Last-Event-ID stays the last stored event's.
+    stream->Send("event: end\ndata: " + DumpJson(Json{{"run_id", run}, {"status", status}}) + "\n\n");
+    stream->Close();
+  };
+  auto handle = std::make_shared<std::shared_ptr<void>>(s.hub.Subscribe(std::move(sub)));
+  stream->OnClose([handle] { handle->reset(); });
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t j = text.find(',', i);
+    std::string part = text.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    if (!part.empty()) out.push_back(std::move(part));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+bool IsSha256(const std::string& text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::string ContentTypeOf(std::string_view bytes) {
+  if (bytes.size() >= 8 && bytes.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8)) return "image/png";
+  if (bytes.size() >= 3 && bytes.substr(0, 3) == std::string_view("\xff\xd8\xff", 3)) return "image/jpeg";
+  if (bytes.size() >= 132 && bytes.substr(128, 4) == "DICM") return "application/dicom";
+  return "application/octet-stream";
+}
+
+}  // namespace
+
+void ListApps(ApiState&, const std::shared_ptr<Exchange>& ex) {
+  Json apps = Json::array();
+  for (const service::AppRow& row : service::AppTable()) {
+    Json j{{"name", row.name},
+           {"summary", row.summary},
+           {"resumable", row.resumable},
+           {"waits_for_approval", row.waits_for_approval}};
+    if (!row.resumable) j["not_resumable_why"] = row.not_resumable_why;
+    apps.push_back(std::move(j));
+  }
+  ex->Respond(JsonResponse(200, Json{{"apps", std::move(apps)}}));
+}
+
+void ListRuns(ApiState& s, const std::shared_ptr<Exchange>& ex) {
+  const HttpRequest& r = ex->request();
+  bool bad = false;
+  const int64_t limit = IntParam(r.Query("limit"), &bad).value_or(50);
+  if (bad || limit < 1 || limit > 500) {
+    return ex->Respond(ErrorResponse("bad_request", "limit must be an integer 1..500", "limit"));
+  }
+  const int64_t offset = IntParam(r.Query("offset"), &bad).value_or(0);
+  if (bad) return ex->Respond(ErrorResponse("bad_request", "offset must be a non-negative integer", "offset"));
+  const std::string app = r.Query("app").value_or("");
+  if (!app.empty() && !service::FindApp(app)) {
+    return ex->Respond(ErrorResponse("bad_request", "no app named '" + PrintableLine(app) + "'", "app"));
+  }
+  // One more than asked: whether there is a next page.
+  Result<std::vector<RunRecord>> runs =
+      s.service.List({.app = app, .status = r.Query("status").value_or(""), .limit = offset + limit + 1});
+  if (!runs.ok()) return ex->Respond(StatusResponse(runs.status()));
+  Json out = Json::array();
+  for (size_t i = static_cast<size_t>(offset); i < runs->size() && out.size() < static_cast<size_t>(limit); ++i) {
+    out.push_back(service::RunRecordJson((*runs)[i], /*brief=*/true));
+  }
+  Json body{{"runs", std::move(out)}};
+  body["next_offset"] = runs->size() > static_cast<size_t>(offset + limit) ? Json(offset + limit) : Json();
+  ex->Respond(JsonResponse(200, body));
+}
+
+void ShowRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  Result<service::RunView> view = s.service.Show(p[0]);
+  if (!view.ok()) return ex->Respond(StatusResponse(view.status()));
+  Json body = service::RunViewJson(*view);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    body["run"]["executing_here"] = s.live.count(p[0]) > 0;
+  }
+  ex->Respond(JsonResponse(200, body));
+}
+
+void RunEvents(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  std::string field;
+  Result<int64_t> after = StreamStart(ex->request(), &field);
+  if (!after.ok()) return ex->Respond(StatusResponse(after.status(), field));
+  Result<RunRecord> run = s.service.store()->Get(p[0]);
+  if (!run.ok()) {
+    // A run the server accepted is stored at its first checkpoint; one not
+    // stored yet but executing here is followed from its start.
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.live.count(p[0])) return ex->Respond(StatusResponse(run.status()));
+  }
+  Follow(s, ex, {.runs = {p[0]}, .after = *after, .by_seq = true}, /*ids_by_seq=*/true);
+}
+
+void ManyRunsEvents(ApiState& s, const std::shared_ptr<Exchange>& ex) {
+  const HttpRequest& r = ex->request();
+  std::string field;
+  Result<int64_t> after = StreamStart(r, &field);
+  if (!after.ok()) return ex->Respond(StatusResponse(after.status(), field));
+  std::vector<std::string> runs = SplitList(r.Query("runs").value_or(""));
+  if (runs.size() > 1000) return ex->Respond(ErrorResponse("bad_request", "at most 1000 runs per stream", "runs"));
+  const std::string app = r.Query("app").value_or("");
+  if (!app.empty() && !service::FindApp(app)) {
+    return ex->Respond(ErrorResponse("bad_request", "no app named '" + PrintableLine(app) + "'", "app"));
+  }
+  Follow(s, ex, {.runs = std::move(runs), .app = app, .after = *after, .by_seq = false}, /*ids_by_seq=*/false);
+}
+
+void CancelRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  const std::string& id = p[0];
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.live.find(id);
+    if (it != s.live.end()) {
+      it->second->cancel.Cancel();
+      s.service.Cancel(id);  // when it is already running in the service
+      return ex->Respond(JsonResponse(202, Json{{"run_id", id}, {"status", "cancelling"}}));
+    }
+  }
+  if (s.service.Cancel(id).ok()) {
+    return ex->Respond(JsonResponse(202, Json{{"run_id", id}, {"status", "cancelling"}}));
+  }
+  Result<RunRecord> run = s.service.store()->Get(id);
+  if (!run.ok()) return ex->Respond(StatusResponse(run.status()));
+  if (run->status == "awaiting_approval") {
+    return ex->Respond(ErrorResponse(
+        "conflict", "run '" + id + "' is paused for approval, not running: reject its waiting calls to stop it"));
+  }
+  if (run->status != "running") {
+    return ex->Respond(ErrorResponse("conflict", "run '" + id + "' has already ended with status '" +
+                                                     PrintableLine(run->status) + "'"));
+  }
+  return ex->Respond(ErrorResponse("conflict", "run '" + id + "' is not running in this server" +
+                                                   (run->owner.empty() ? std::string()
+                                                                       : " (held by " +
+                                                                             PrintableLine(DescribeRunOwner(run->owner)) +
+                                                                             ")")));
+}
+
+void ListApprovals(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  Result<service::RunView> view = s.service.Show(p[0]);
+  if (!view.ok()) return ex->Respond(StatusResponse(view.status()));
+  Json waiting = Json::array();
+  for (const ToolCall& c : view->waiting) {
+    Result<Json> args = ParseJson(c.arguments);
+    waiting.push_back(Json{{"call_id", c.id},
+                           {"tool", c.name},
+                           {"arguments", args.ok() ? *args : Json(c.arguments)},
+                           {"step", view->waiting_step}});
+  }
+  // The decisions taken, from the run's approval events: who and when.
+  Json decided = Json::array();
+  if (Result<std::vector<RunEvent>> events = s.service.Events(p[0]); events.ok()) {
+    for (const RunEvent& e : *events) {
+      if (e.type != "approval") continue;
+      Result<Json> j = ParseJson(e.json);
+      if (!j.ok()) continue;
+      const Json data = j->contains("data") ? (*j)["data"] : Json::object();
+      const std::string decision = StringOr(data, "decision");
+      if (decision.empty() || decision == "awaiting") continue;
+      Json d{{"call_id", e.tool_call_id}, {"tool", StringOr(*j, "tool_name")}, {"decision", decision},
+             {"reviewer", StringOr(data, "reviewer")}, {"decided_at", StringOr(data, "decided_at")}};
+      if (const std::string reason = StringOr(data, "reason"); !reason.empty()) d["reason"] = reason;
+      decided.push_back(std::move(d));
+    }
+  }
+  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]},
+                                     {"status", view->run.status},
+                                     {"waiting", std::move(waiting)},
+                                     {"decided", std::move(decided)}}));
+}
+
+void DecideApproval(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  std::string field;
+  Result<Json> body = JsonBody(ex->request(), &field);
+  if (!body.ok()) return ex->Respond(StatusResponse(body.status(), field));
+  for (const auto& [key, value] : body->items()) {
+    if (key != "decision" && key != "arguments" && key != "reason" && key != "reviewer") {
+      return ex->Respond(ErrorResponse("bad_request", "unknown field '" + PrintableLine(key) +
+                                                          "' (decision, arguments, reason, reviewer)", key));
+    }
+  }
+  const Json& decision = (*body)["decision"];
+  if (!decision.is_string() || (decision != "approve" && decision != "edit" && decision != "reject")) {
+    return ex->Respond(ErrorResponse("bad_request", "decision must be \"approve\", \"edit\" or \"reject\"", "decision"));
+  }
+  const Json& reviewer = body->contains("reviewer") ? (*body)["reviewer"] : Json();
+  if (!reviewer.is_string() || reviewer.get_ref<const std::string&>().empty() ||
+      reviewer.get_ref<const std::string&>().size() > 200) {
+    return ex->Respond(ErrorResponse("bad_request", "reviewer must name who decides (1..200 characters)", "reviewer"));
+  }
+  service::CallDecision d{.call_id = p[1], .approve = decision != "reject"};
+  if (decision == "edit") {
+    if (!body->contains("arguments") || !(*body)["arguments"].is_object()) {
+      return ex->Respond(ErrorResponse("bad_request", "an edit needs the call's arguments as a JSON object", "arguments"));
+    }
+    d.arguments = DumpJson((*body)["arguments"]);
+  } else if (body->contains("arguments")) {
+    return ex->Respond(ErrorResponse("bad_request", "arguments go with an edit only", "arguments"));
+  }
+  if (decision == "reject") {
+    const Json& reason = body->contains("reason") ? (*body)["reason"] : Json();
+    if (!reason.is_string() || reason.get_ref<const std::string&>().empty()) {
+      return ex->Respond(ErrorResponse("bad_request", "a rejection needs a reason (the model reads it)", "reason"));
+    }
+    d.reason = reason.get<std::string>();
+  }
+  Result<service::DecideOutcome> out =
+      s.service.Decide(p[0], {d}, {.identity = reviewer.get<std::string>()});
+  if (!out.ok()) {
+    return ex->Respond(StatusResponse(out.status(), out.status().code() == StatusCode::kInvalidArgument &&
+                                                            decision == "edit"
+                                                        ? "arguments"
+                                                        : ""));
+  }
+  const bool go_on = out->waiting.empty();
+  if (go_on) {
+    Result<RunRecord> run = s.service.store()->Get(p[0]);
+    if (run.ok()) ContinueOnPool(s, *run);
+  }
+  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]},
+                                     {"decided", out->decided},
+                                     {"waiting", out->waiting},
+                                     {"continuing", go_on}}));
+}
+
+void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  const std::string hash = p[0];
+  if (!IsSha256(hash)) {
+    return ex->Respond(ErrorResponse("bad_request", "an artifact is named by its sha-256 (64 lower-case hex digits)"));
+  }
+  const service::RunImageFolder folder(service::RunImageFolder::ForStore(s.service.store()->path()));
+  Result<std::string> bytes = folder.Get(hash);
+  if (!bytes.ok()) {
+    // The folder's path is the server's business, not the client's.
+    return ex->Respond(bytes.status().code() == StatusCode::kNotFound
+                           ? ErrorResponse("not_found", "no artifact " + hash)
+                           : ErrorResponse("conflict", "artifact " + hash + " no longer has that hash"));
+  }
+  HttpResponse r{.content_type = ContentTypeOf(*bytes), .body = std::move(*bytes)};
+  r.headers = {{"cache-control", "private, max-age=31536000, immutable"}, {"x-content-type-options", "nosniff"}};
+  ex->Respond(std::move(r));
+}
+
+}  // namespace medreact::server

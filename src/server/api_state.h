@@ -1,0 +1,92 @@
+// What the server's route files share (internal to src/server): the state
+// every route reads, the helpers that answer with JSON or the one error
+// shape, and the route files' entry points. Not a public header.
+#ifndef MEDREACT_SERVER_API_STATE_H_
+#define MEDREACT_SERVER_API_STATE_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/thread_pool.h"
+#include "medreact/json.h"
+#include "medreact/status.h"
+#include "server/api.h"
+#include "server/event_hub.h"
+#include "server/http.h"
+#include "server/http_engine.h"
+#include "server/metrics.h"
+#include "server/server_options.h"
+#include "service/run_service.h"
+
+namespace medreact::server {
+
+// A run this server executes (or queued to), for cancel and shutdown.
+struct ServerRun {
+  CancellationToken cancel;
+  std::string app;
+  std::chrono::steady_clock::time_point queued;
+};
+
+struct ApiState : std::enable_shared_from_this<ApiState> {
+  ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, EventHub& h);
+
+  ServeOptions options;
+  std::shared_ptr<service::RunService> owned_service;  // runs still going after a stop hold it
+  service::RunService& service;
+  EventHub& hub;
+  // Store reads and checks, off the I/O threads.
+  ThreadPool requests{4};
+  // The runs: at most max_concurrent_runs at once, the rest queued.
+  ThreadPool runs;
+  std::atomic<int> queued{0};
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<ServerRun>> live;  // by run id; guarded by mu
+  std::atomic<int> executing{0};
+  std::function<HttpEngineStats()> engine_stats;  // the engine's counters, for /metrics
+  MetricsRegistry metrics;
+  int64_t dropped_seen = 0;  // the engine's slow-stream drops already counted; guarded by mu
+
+  // Counters for /metrics (beside `metrics`).
+  std::atomic<int64_t> runs_started{0}, runs_ended{0}, model_calls{0}, tool_calls{0}, events_streamed{0};
+
+  // Runs `work` on the run pool (a run from start to its end or pause);
+  // false when the queue is full.
+  bool Enqueue(std::function<void()> work);
+};
+
+// The answer helpers.
+HttpResponse JsonResponse(int status, const Json& body);
+// The error response for a Status (InvalidArgument 400, NotFound 404,
+// FailedPrecondition 409, PermissionDenied 403, Unavailable 503, ResourceExhausted 429, else 500).
+HttpResponse StatusResponse(const Status& status, const std::string& field = "");
+
+// The body as a JSON object; the error response when it is not one.
+Result<Json> JsonBody(const HttpRequest& request, std::string* field);
+
+// The route files' handlers: each answers on the exchange.
+using Params = std::vector<std::string>;
+void ListRuns(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ShowRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void RunEvents(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void ManyRunsEvents(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void CancelRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void ListApprovals(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void DecideApproval(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ListApps(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+std::string RenderMetrics(ApiState& s);
+
+// Goes on with a run whose decisions are all taken, or whose owner died,
+// on the run pool.
+void ContinueOnPool(ApiState& s, const RunRecord& run);
+
+}  // namespace medreact::server
+
+#endif  // MEDREACT_SERVER_API_STATE_H_
