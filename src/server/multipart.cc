@@ -1,5 +1,7 @@
 // multipart/form-data parsing: see multipart.h. The body is scanned once for
-// delimiter candidates (Boyer-Moore-Horspool over "\r\n--" boundary); each
+// delimiter candidates (Boyer-Moore over "\r\n--" boundary: its good-suffix
+// rule keeps a body of one letter under a boundary of that letter linear,
+// where Horspool compared ~70 bytes per byte; docs/benchmarks.md); each
 // candidate is checked to end its line (transport padding, then CRLF or "--").
 #include "server/multipart.h"
 
@@ -161,7 +163,7 @@ class DelimiterScanner {
 
   std::string_view body_;
   std::string delimiter_;
-  std::boyer_moore_horspool_searcher<std::string::const_iterator> searcher_;
+  std::boyer_moore_searcher<std::string::const_iterator> searcher_;
 };
 
 // One part's header block (lines without the final empty line) into `part`.
