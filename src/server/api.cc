@@ -66,11 +66,15 @@ const std::vector<Route>& Routes() {
       {"GET", "/v1/runs/{id}", false, false, ShowRun},
       {"GET", "/v1/runs/{id}/events", false, false, RunEvents},
       {"POST", "/v1/runs/{id}/cancel", false, false, CancelRun},
+      {"POST", "/v1/runs/{id}/resume", false, false, ResumeRun},
       {"GET", "/v1/runs/{id}/approvals", false, false, ListApprovals},
       {"POST", "/v1/runs/{id}/approvals/{call_id}", false, false, DecideApproval},
       {"GET", "/v1/events", false, false,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ManyRunsEvents(s, ex); }},
       {"GET", "/v1/artifacts/{sha256}", false, false, GetArtifact},
+      {"POST", "/v1/worklists", false, false,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { CreateWorklist(s, ex); }},
+      {"GET", "/v1/worklists/{id}", false, false, ShowWorklist},
   };
   return routes;
 }
