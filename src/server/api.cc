@@ -354,7 +354,9 @@ void Api::Handle(std::shared_ptr<Exchange> raw) {
     answer = std::make_shared<WithHeaders>(ex, cors);
   }
   if (route->on_io_thread) return route->run(s, answer, params);
-  s.requests.Submit([state = state_, route, answer, params = std::move(params)] {
+  const bool waits = r.method == "POST" && (std::string_view(route->pattern) == "/v1/runs" ||
+                                            std::string_view(route->pattern) == "/v1/worklists");
+  (waits ? s.starts : s.requests).Submit([state = state_, route, answer, params = std::move(params)] {
     try {
       route->run(*state, answer, params);
     } catch (const std::exception&) {

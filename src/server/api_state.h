@@ -55,6 +55,9 @@ struct ApiState : std::enable_shared_from_this<ApiState> {
   EventHub& hub;
   // Store reads and checks, off the I/O threads.
   ThreadPool requests{4};
+  // Requests that wait for a run to be stored (POST /v1/runs), so that
+  // waiting ones never hold up reads.
+  ThreadPool starts{16};
   // The runs: at most max_concurrent_runs at once, the rest queued.
   ThreadPool runs;
   std::atomic<int> queued{0};

@@ -61,7 +61,9 @@ void ExpectError(const httplib::Result& r, int status, const std::string& code, 
   ASSERT_TRUE(j.is_object() && j.contains("error")) << r->body;
   EXPECT_EQ(StringOr(j["error"], "code"), code) << r->body;
   EXPECT_FALSE(StringOr(j["error"], "message").empty());
-  if (!field.empty()) EXPECT_EQ(StringOr(j["error"], "field"), field) << r->body;
+  if (!field.empty()) {
+    EXPECT_EQ(StringOr(j["error"], "field"), field) << r->body;
+  }
 }
 
 TEST(ServerApiTest, EveryRouteButTheProbesNeedsTheToken) {

@@ -34,7 +34,9 @@ void ExpectError(const httplib::Result& r, int status, const std::string& code, 
   Json j = Body(r);
   ASSERT_TRUE(j.is_object() && j.contains("error")) << r->body;
   EXPECT_EQ(StringOr(j["error"], "code"), code) << r->body;
-  if (!field.empty()) EXPECT_EQ(StringOr(j["error"], "field"), field) << r->body;
+  if (!field.empty()) {
+    EXPECT_EQ(StringOr(j["error"], "field"), field) << r->body;
+  }
 }
 
 std::string Findings() { return testing::ReadFileOrEmpty(kCase + "/findings.txt"); }
