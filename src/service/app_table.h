@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "medreact/json.h"
+
 namespace medreact::service {
 
 struct AppRow {
@@ -19,6 +21,12 @@ struct AppRow {
   std::string not_resumable_why;
   // Its calls can wait for approval (AgentOptions::needs_approval).
   bool waits_for_approval = false;
+  // The JSON Schema of the app's inputs as a front end gives them (the
+  // server's `POST /v1/runs {"app", "inputs"}`; service/app_runs.h reads
+  // them): an object, its keys snake_case, unknown keys refused. A string
+  // with "format": "path" names a file or folder on the server, which must
+  // resolve inside the front end's input roots (AppRunContext::input_roots).
+  Json inputs_schema = Json::object();
 };
 // Each app's runs are started and resumed by its part of the service:
 // chat by RunService itself, triage and worklists by triage_runs.h, extract

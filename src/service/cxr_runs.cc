@@ -358,6 +358,7 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
   }
   CxrRunOutcome out;
   std::shared_ptr<void> live;  // this run in the service's Cancel while it runs
+  bool started = false;        // hooks.on_started called (once: for the first of the attempts)
   auto planner = [&] { return MakeCxrPlanner(config.tools.store, p.settings.threshold); };
   out.how = RunWithFallback(
       p.model, planner, true, hooks.cancel, [&](std::shared_ptr<ChatModel> m) -> std::optional<std::string> {
@@ -376,9 +377,14 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
           std::function<void(const RunState&)> keep =
               KeepingHook(recorder->Hook(), folder, config.tools.store, &p.kept_images, hooks.warn);
           // The run's id is known at its first checkpoint: from then on Cancel finds it.
-          config.on_checkpoint = [&service, &live, &hooks, keep = std::move(keep)](const RunState& s) {
+          config.on_checkpoint = [&service, &live, &hooks, &started, rec = recorder.get(),
+                                  keep = std::move(keep)](const RunState& s) {
             if (!live && !s.trace.run_id.empty()) live = service.TrackRun(s.trace.run_id, hooks.cancel);
             keep(s);
+            if (!started && !rec->run_id().empty()) {
+              started = true;
+              if (hooks.on_started) hooks.on_started(rec->run_id());
+            }
           };
           config.on_event = recorder->Events(hooks.on_event);
         } else {
@@ -395,6 +401,10 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
         if (recorder) {
           recorder->Finish(end, interrupted);
           out.stored = !recorder->run_id().empty();
+          if (out.stored && !started) {
+            started = true;
+            if (hooks.on_started) hooks.on_started(recorder->run_id());
+          }
         }
         if (out.outcome.model_answered || offline || out.outcome.status == RunStatus::kAwaitingApproval) {
           return std::nullopt;
@@ -488,6 +498,7 @@ CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResum
   config.on_event = recorder.Events(hooks.on_event);
   CxrRunOutcome out;
   std::shared_ptr<void> live = service.TrackRun(p->run.id, hooks.cancel);
+  if (hooks.on_started) hooks.on_started(p->run.id);
   out.outcome = ResumeCxr(p->turn, config, p->state);
   live.reset();
   const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;

@@ -178,9 +178,18 @@ Result<ExtractRan> RunExtractPrepared(RunService& service, std::unique_ptr<Prepa
   std::unique_ptr<RunRecorder> recorder;
   if (service.store()) recorder = std::make_unique<RunRecorder>(service.store(), prepared->run, hooks.warn, resumed);
   std::shared_ptr<void> tracked = resumed ? service.TrackRun(prepared->run.id, hooks.cancel) : nullptr;
+  bool started = false;  // hooks.on_started called
+  if (resumed && recorder && hooks.on_started) {
+    started = true;
+    hooks.on_started(prepared->run.id);
+  }
   config.on_checkpoint = [&, hook = recorder ? recorder->Hook() : nullptr](const RunState& s) {
     if (!tracked && !s.trace.run_id.empty()) tracked = service.TrackRun(s.trace.run_id, hooks.cancel);
     if (hook) hook(s);
+    if (!started && recorder && !recorder->run_id().empty()) {
+      started = true;
+      if (hooks.on_started) hooks.on_started(recorder->run_id());
+    }
   };
   config.on_event = recorder ? recorder->Events(hooks.on_event) : hooks.on_event;
   const ExtractionTask request{.note = prepared->note, .schema = prepared->schema, .label = prepared->inputs.label};
@@ -209,6 +218,7 @@ Result<ExtractRan> RunExtractPrepared(RunService& service, std::unique_ptr<Prepa
     out.status = StoredRunStatus(end, interrupted);
     out.run_id = recorder->run_id();
     out.stored = !out.run_id.empty();
+    if (out.stored && !started && hooks.on_started) hooks.on_started(out.run_id);
   }
   return out;
 }

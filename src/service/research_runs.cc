@@ -378,6 +378,9 @@ ResearchRun RunPreparedResearch(RunService& service, std::unique_ptr<PreparedRes
   // RunService::Cancel stops it (it ends interrupted).
   std::shared_ptr<void> tracked =
       recording.run_id().empty() ? nullptr : service.TrackRun(recording.run_id(), hooks.cancel);
+  if (service.store() && hooks.on_started) {
+    hooks.on_started(prepared->resumed ? prepared->run.id : recording.run_id());
+  }
   config.on_event = [&recording, &hooks](const ResearchEvent& e) {
     recording.Event(e);  // the store's copy first
     if (hooks.on_event) hooks.on_event(e);

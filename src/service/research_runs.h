@@ -81,6 +81,9 @@ struct ResearchHooks {
   // Decides a waiting search inline (a terminal prompt); empty or nullopt:
   // the research pauses (awaiting_approval) until RunService::Decide.
   std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> approve;
+  // Called once as soon as the run's row is in the store (before the first
+  // agent runs; a resumed run at its start). Never without a store. May be empty.
+  std::function<void(const std::string& run_id)> on_started;
 };
 
 // A research checked and assembled, ready to run (or go on).

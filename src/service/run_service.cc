@@ -217,13 +217,19 @@ Result<RunOutcome> RunService::RunPrepared(std::unique_ptr<PreparedChat> prepare
   auto live = std::make_shared<Live>();
   live->cancel = hooks.cancel;
   std::string live_id;
-  options.on_checkpoint = [this, live, &live_id, hook = std::move(options.on_checkpoint)](const RunState& s) {
+  bool started = false;  // hooks.on_started called
+  options.on_checkpoint = [this, live, &live_id, &started, &hooks, &recorder,
+                           hook = std::move(options.on_checkpoint)](const RunState& s) {
     if (live_id.empty() && !s.trace.run_id.empty()) {
       live_id = s.trace.run_id;
       std::lock_guard<std::mutex> lock(mu_);
       live_[live_id] = live;
     }
     if (hook) hook(s);
+    if (!started && recorder && !recorder->run_id().empty()) {
+      started = true;
+      if (hooks.on_started) hooks.on_started(recorder->run_id());
+    }
   };
   RunResult result =
       RunChat(prepared->chat_model, prepared->tools,
@@ -242,6 +248,7 @@ Result<RunOutcome> RunService::RunPrepared(std::unique_ptr<PreparedChat> prepare
   if (recorder) {
     recorder->Finish(result, interrupted);  // a failure was reported as it happened
     out.stored = !recorder->run_id().empty();
+    if (out.stored && !started && hooks.on_started) hooks.on_started(recorder->run_id());
   }
   out.result = std::move(result);
   return out;
@@ -344,6 +351,7 @@ Result<RunOutcome> RunService::RunChatFrom(const RunRecord& run, const ChatInput
     std::lock_guard<std::mutex> lock(mu_);
     live_[run.id] = live;
   }
+  if (hooks.on_started) hooks.on_started(run.id);
   RunResult result = ResumeChat(*model, parts->tools, state, options);
   {
     std::lock_guard<std::mutex> lock(mu_);

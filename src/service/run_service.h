@@ -75,6 +75,12 @@ struct RunHooks {
   std::function<std::optional<ApprovalDecision>(const ToolCall&, const ToolSpec&)> approve;
   // A warning for the person (the store failed mid-run, a pack's note).
   std::function<void(const std::string&)> warn;
+  // Called once, on the run's thread, as soon as the run's id is known and
+  // its row is in the store (a new run: at its first checkpoint, or at its
+  // end when it took none; a resumed one: at its start), so that a front end
+  // can name the run before it ends. Never called for a run that is not
+  // recorded. May be empty.
+  std::function<void(const std::string& run_id)> on_started;
 };
 
 // A chat run to start.

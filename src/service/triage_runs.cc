@@ -34,6 +34,7 @@ Status CheckLimits(const TriageSettings& s) {
 }  // namespace
 
 bool TriageIsRecorded(const TriageSettings& settings) {
+  if (settings.record_always) return true;
   if (!settings.agent) return false;
   Result<std::string> provider = ResolveProvider(settings.planner, settings.model.protocol,
                                                  !settings.model.url.empty(), /*app_has_planner=*/true);
@@ -81,6 +82,8 @@ Result<std::unique_ptr<PreparedTriage>> PrepareTriage(const RunService& service,
   }
   auto prepared = std::make_unique<PreparedTriage>();
   prepared->config = plan->config;
+  prepared->record_always = start.settings.record_always;
+  prepared->run.model = Json{{"name", start.settings.agent ? "triage-rules-planner" : "none"}, {"protocol", "rules"}};
   if (plan->make_model) {
     Result<std::shared_ptr<ChatModel>> model = plan->make_model();
     if (!model.ok()) return model.status();
@@ -142,16 +145,25 @@ TriageRan RunTriagePrepared(RunService& service, std::unique_ptr<PreparedTriage>
   TriageConfig config = prepared->config;
   config.cancel = hooks.cancel;
   const bool resumed = prepared->state.has_value();
-  // Only a model's investigation is recorded (see the header).
+  // Only a model's investigation is recorded (see the header), or any with record_always.
   std::unique_ptr<RunRecorder> recorder;
-  if (service.store() && config.model && config.agent) {
+  if (service.store() && ((config.model && config.agent) || prepared->record_always)) {
     recorder = std::make_unique<RunRecorder>(service.store(), prepared->run, hooks.warn, resumed);
   }
   // Cancel finds the run from its id: a resumed run's now, a new one's at its first checkpoint.
   std::shared_ptr<void> tracked = resumed ? service.TrackRun(prepared->run.id, hooks.cancel) : nullptr;
+  bool started = false;  // hooks.on_started called
+  if (resumed && recorder && hooks.on_started) {
+    started = true;
+    hooks.on_started(prepared->run.id);
+  }
   config.on_checkpoint = [&, hook = recorder ? recorder->Hook() : nullptr](const RunState& s) {
     if (!tracked && !s.trace.run_id.empty()) tracked = service.TrackRun(s.trace.run_id, hooks.cancel);
     if (hook) hook(s);
+    if (!started && recorder && !recorder->run_id().empty()) {
+      started = true;
+      if (hooks.on_started) hooks.on_started(recorder->run_id());
+    }
   };
   config.on_event = recorder ? recorder->Events(hooks.on_event) : hooks.on_event;
 
@@ -166,7 +178,26 @@ TriageRan RunTriagePrepared(RunService& service, std::unique_ptr<PreparedTriage>
     out.status = StoredRunStatus(*out.outcome.model_run, interrupted);
     out.run_id = recorder->run_id();
     out.stored = !out.run_id.empty();
+  } else if (recorder) {
+    // The rules planner's run, or the base priority alone (record_always):
+    // stored as it ended, the result as its final fields.
+    RunResult end;
+    end.status = out.outcome.status;
+    end.answer = DumpJson(out.outcome.result);
+    if (Result<Json> fields = ParseJson(end.answer); fields.ok()) end.final_fields = std::move(*fields);
+    end.answer_accepted = true;
+    if (out.outcome.trace) end.trace = *out.outcome.trace;
+    if (end.trace.run_id.empty()) end.trace.run_id = "run_" + MintToolCallId().substr(5, 16);
+    end.steps = static_cast<int>(end.trace.steps.size());
+    for (const StepRecord& step : end.trace.steps) end.tool_calls += static_cast<int>(step.tool_results.size());
+    end.usage = end.trace.usage;
+    const bool interrupted = hooks.cancel.cancelled() && end.status == RunStatus::kError;
+    recorder->Finish(end, interrupted);
+    out.status = StoredRunStatus(end, interrupted);
+    out.run_id = recorder->run_id();
+    out.stored = !out.run_id.empty();
   }
+  if (out.stored && !started && hooks.on_started) hooks.on_started(out.run_id);
   // A resume read the record from its absolute path; the result names it as the triage did.
   if (resumed) out.outcome.result["record"]["source"] = prepared->inputs.record_source;
   return out;

@@ -34,6 +34,12 @@ struct TriageSettings {
   double timeout_s = 300;        // one investigation. Default: 300 s
   double tool_timeout_s = 30;    // one tool call. Default: 30 s
   ModelSettings model;
+  // Record the triage whatever decides it: the rules planner's run, or the
+  // base priority alone (no agent), is stored as it ended (a row with its
+  // result, no checkpoint: it takes milliseconds and is run again rather
+  // than resumed). A server needs every run stored. Default: false (only a
+  // model's investigation is recorded)
+  bool record_always = false;
 };
 
 // The settings checked: the limits, and one model per run or worker when the
@@ -48,8 +54,8 @@ struct TriagePlan {
 // plan's make_model builds through `service`, which must outlive it (and a
 // PreparedWorklist holding it).
 Result<TriagePlan> PlanTriage(const RunService& service, const TriageSettings& settings);
-// Whether a triage with these settings is recorded (a model investigates):
-// a front end opens a store only then.
+// Whether a triage with these settings is recorded (a model investigates,
+// or record_always): a front end opens a store only then.
 bool TriageIsRecorded(const TriageSettings& settings);
 
 // One triage to start.
@@ -70,6 +76,7 @@ struct PreparedTriage {
   std::optional<RunState> state;
   std::shared_ptr<const FhirStore> record;
   TriageConfig config;  // limits, agent and model
+  bool record_always = false;  // TriageSettings::record_always
 };
 
 // What a triage gives: the triage's outcome (its result JSON, the model run,
@@ -86,7 +93,7 @@ struct TriageRan {
 // planner and its model.
 Result<std::unique_ptr<PreparedTriage>> PrepareTriage(const RunService& service, TriageStart start);
 // Runs a prepared triage (new or resumed) to its end, recording a model's
-// investigation when the service has a store.
+// investigation (any triage with record_always) when the service has a store.
 TriageRan RunTriagePrepared(RunService& service, std::unique_ptr<PreparedTriage> prepared, const RunHooks& hooks);
 
 // A stored triage run (after RunService::PrepareResume): every check and every
