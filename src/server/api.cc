@@ -71,6 +71,10 @@ const std::vector<Route>& Routes() {
       {"GET", "/v1/events", false, false,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ManyRunsEvents(s, ex); }},
       {"GET", "/v1/artifacts/{sha256}", false, false, GetArtifact},
+      {"GET", "/v1/models", false, true,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListModels(s, ex); }},
+      {"POST", "/v1/chat/completions", false, false,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ChatCompletions(s, ex); }},
   };
   return routes;
 }
@@ -242,6 +246,10 @@ Api::Api(const ServeOptions& options, std::shared_ptr<service::RunService> servi
   s.metrics.AddGauge("medreact_open_connections", "HTTP connections open now.");
   s.metrics.AddCounter("medreact_streams_dropped_slow_total",
                        "Event streams closed because their reader fell too far behind (it reconnects and replays).");
+  s.metrics.AddCounter("medreact_chat_completions_total",
+                       "Chat completions of the OpenAI-compatible facade, by model and how they ended (a run's status, "
+                       "or task: answered without a run).",
+                       {"model", "outcome"});
   std::weak_ptr<ApiState> weak = state_;
   s.metrics.SetGaugeCallback(kMetricRuns, [weak] {
     std::vector<GaugeSample> out;

@@ -82,6 +82,9 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ListApps(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 std::string RenderMetrics(ApiState& s);
+// The OpenAI-compatible facade (api_openai.cc).
+void ListModels(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 
 // Goes on with a run whose decisions are all taken, or whose owner died,
 // on the run pool.
