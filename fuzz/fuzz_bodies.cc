@@ -42,6 +42,7 @@
 #include "medreact/text_protocol.h"
 #include "mockllm/mock_response.h"
 #include "mockllm/mock_script.h"
+#include "server/multipart.h"
 #include "tools/fhir/fhir_store.h"
 #include "tools/fhir/fhir_tools.h"
 #include "tools/literature/clinical_trials.h"
@@ -697,6 +698,51 @@ StateStore& FuzzStateStore() {
 
 }  // namespace
 
+namespace {
+
+// server/multipart.h: SafeUploadName's promises.
+void CheckUploadName(std::string_view raw) {
+  const std::string name = server::SafeUploadName(raw);
+  if (name.empty() || name.size() > server::kMaxUploadNameBytes) Violated("multipart", "upload name empty or too long");
+  if (name == "." || name == ".." || name.front() == '.' || name.back() == '.' ||
+      name.find("..") != std::string::npos) {
+    Violated("multipart", "upload name with a leading, trailing or double dot");
+  }
+  for (char c : name) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                         std::string_view("._-+()").find(c) != std::string_view::npos;
+    if (!allowed) Violated("multipart", "upload name holds a byte outside its alphabet");
+  }
+  if (server::SafeUploadName(name) != name) Violated("multipart", "SafeUploadName is not idempotent");
+}
+
+}  // namespace
+
+int FuzzMultipart(const uint8_t* data, size_t size) {
+  // Input: the Content-Type header value, '\n', the body.
+  const std::string_view text = AsText(data, size);
+  const size_t newline = text.find('\n');
+  const std::string_view header = text.substr(0, newline);
+  const std::string_view body = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+  CheckUploadName(text.substr(0, 4096));
+  Result<std::string> boundary = server::MultipartBoundary(header);
+  if (boundary.ok() && (boundary->empty() || boundary->size() > 70)) Violated("multipart", "a boundary of 0 or >70");
+  const server::MultipartLimits limits{.max_parts = 50, .max_header_bytes = 1024, .max_total_bytes = 1u << 20};
+  Result<std::vector<server::FormPart>> parts = server::ParseMultipart(header, body, limits);
+  if (!parts.ok()) return 0;
+  if (!boundary.ok()) Violated("multipart", "a body parsed under a Content-Type without a boundary");
+  if (parts->size() > limits.max_parts) Violated("multipart", "more parts than max_parts");
+  for (const server::FormPart& part : *parts) {
+    // Each part's data is a piece of the body, not built from elsewhere.
+    if (body.find(part.data) == std::string_view::npos) Violated("multipart", "a part's data is not in the body");
+    if (part.data.find("\r\n--" + *boundary + "\r\n") != std::string::npos) {
+      Violated("multipart", "a part's data holds a delimiter line");
+    }
+    CheckUploadName(part.filename);
+  }
+  return 0;
+}
+
 int FuzzRunState(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   StateStore& s = FuzzStateStore();
@@ -734,6 +780,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"research_report", FuzzResearchReport},
       {"imaging_reply", FuzzImagingReply},
       {"run_state", FuzzRunState},
+      {"multipart", FuzzMultipart},
   };
   return kTargets;
 }

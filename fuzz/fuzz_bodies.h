@@ -39,6 +39,7 @@ int FuzzImage(const uint8_t* data, size_t size);           // imaging::SniffForm
 int FuzzResearchReport(const uint8_t* data, size_t size);  // a report's citations: CitedReferenceNumbers, NumberInCitationOrder
 int FuzzImagingReply(const uint8_t* data, size_t size);    // imaging::Read{Classification,Segmentation,Grounding}Reply
 int FuzzRunState(const uint8_t* data, size_t size);        // RunStore::LatestState over a damaged checkpoint row
+int FuzzMultipart(const uint8_t* data, size_t size);       // server::ParseMultipart + SafeUploadName
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv
-                                     mock_script note_facts findings literature dicom image research_report imaging_reply run_state)
+                                     mock_script note_facts findings literature dicom image research_report imaging_reply run_state multipart)
 case "$MODE" in smoke | long) ;; *) echo "run_fuzzers.sh: --mode smoke|long" >&2; exit 2 ;; esac
 
 SEEDS=$BUILD/fuzz-seeds
@@ -57,6 +57,7 @@ dict_for() {
     py_literal) echo fuzz/py_literal.dict ;;
     note_facts) echo fuzz/note_facts.dict ;;
     findings) echo fuzz/findings.dict ;;
+    multipart) echo fuzz/multipart.dict ;;
     csv | dicom | image) echo "" ;;
     *) echo fuzz/json.dict ;;
   esac

@@ -15,6 +15,7 @@
 #include "cli/model_flags.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "core/file_io.h"
 #include "server/auth.h"
 #include "server/server.h"
 
@@ -24,6 +25,7 @@ namespace {
 struct ServeFlags {
   server::ServeOptions options;
   std::string token_file;
+  std::string port_file;
   StoreFlags store;
   ModelFlags model;
   double max_body_mb = 64;
@@ -61,6 +63,12 @@ int RunServe(ServeFlags& flags) {
   if (Status s = srv.Start(); !s.ok()) return Fail(s.message());
   std::cerr << "medreact serve: listening on http://" << (o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host)
             << ":" << srv.port() << (o.token.empty() ? " (no token: loopback only)" : " (token required)") << "\n";
+  if (!flags.port_file.empty()) {
+    if (Status s = WriteFileAtomic(flags.port_file, std::to_string(srv.port()) + "\n"); !s.ok()) {
+      srv.Stop(0);
+      return Fail(s.message());
+    }
+  }
   if (!srv.taken_over().empty()) {
     std::cerr << "medreact serve: took over " << srv.taken_over().size()
               << " run(s) whose owner had died; going on with them\n";
@@ -85,6 +93,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--token-file", flags->token_file,
                   "file holding the bearer token clients must send (at least 16 characters; chmod 600)");
+  cmd->add_option("--port-file", flags->port_file, "write the bound port to this file once listening (for scripts)");
   cmd->add_option("--cors-origin", o.cors_origins, "an origin whose pages may call the API (repeatable)");
   cmd->add_option("--input-root", o.input_roots,
                   "a folder runs may read input files from (repeatable; absolute); none: uploads only");

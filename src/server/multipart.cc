@@ -1,9 +1,12 @@
 // multipart/form-data parsing: see multipart.h. The body is scanned once for
-// delimiter candidates (Boyer-Moore-Horspool over "\r\n--" boundary); each
+// delimiter candidates (Boyer-Moore over "\r\n--" boundary: its good-suffix
+// rule keeps a body of one letter under a boundary of that letter linear,
+// where Horspool compared ~70 bytes per byte; docs/benchmarks.md); each
 // candidate is checked to end its line (transport padding, then CRLF or "--").
 #include "server/multipart.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -160,7 +163,7 @@ class DelimiterScanner {
 
   std::string_view body_;
   std::string delimiter_;
-  std::boyer_moore_horspool_searcher<std::string::const_iterator> searcher_;
+  std::boyer_moore_searcher<std::string::const_iterator> searcher_;
 };
 
 // One part's header block (lines without the final empty line) into `part`.
@@ -300,10 +303,11 @@ Result<std::vector<FormPart>> ParseMultipart(std::string_view content_type_heade
     if (body.substr(start, 2) == "\r\n") {
       data_start = start + 2;
     } else {
-      std::string_view window = body.substr(start, limits.max_header_bytes + 4);
+      const size_t window_bytes = limits.max_header_bytes > SIZE_MAX - 4 ? SIZE_MAX : limits.max_header_bytes + 4;
+      std::string_view window = body.substr(start, window_bytes);
       const size_t end = window.find("\r\n\r\n");
       if (end == std::string_view::npos) {
-        if (window.size() == limits.max_header_bytes + 4) {
+        if (window.size() == window_bytes) {
           return Status::ResourceExhausted(where + ": its headers exceed " + std::to_string(limits.max_header_bytes) +
                                            " bytes");
         }
@@ -314,12 +318,14 @@ Result<std::vector<FormPart>> ParseMultipart(std::string_view content_type_heade
     }
     FormPart part;
     if (Status s = ReadPartHeaders(block, &part); !s.ok()) return s.WithContext(where);
-    delimiter = scanner.Find(data_start, /*allow_at_start=*/false, &truncated);
+    // From the CRLF that ended the headers: with no data, that CRLF is also the
+    // next delimiter's (RFC 2046: body-part := headers [CRLF *OCTET]).
+    delimiter = scanner.Find(data_start - 2, /*allow_at_start=*/false, &truncated);
     if (!delimiter) {
       return Status::InvalidArgument(where + ": no boundary line follows it: the body is truncated or lacks its "
                                              "close delimiter (\"--\" boundary \"--\")");
     }
-    part.data = std::string(body.substr(data_start, delimiter->start - data_start));
+    part.data = std::string(body.substr(data_start, std::max(delimiter->start, data_start) - data_start));
     parts.push_back(std::move(part));
   }
   return parts;  // the epilogue after the close delimiter is ignored

@@ -51,9 +51,9 @@ void ApplyLimits(const ExtractionInputs& inputs, ExtractionConfig& config) {
 Result<std::string> ReadAgain(const std::string& run_id, const std::string& path, const std::string& digest,
                               const char* what, size_t max_bytes) {
   if (path.empty() || path == "-") {
-    return Status::FailedPrecondition("run '" + run_id + "' read its " + what +
-                                      " from standard input, which cannot be read again; start the extraction "
-                                      "again");
+    return Status::FailedPrecondition("run '" + run_id + "' was given its " + what +
+                                      " as text (standard input, or a request's body), which is not kept, so it "
+                                      "cannot be read again; start the extraction again");
   }
   Result<std::string> text = ReadUserFile(path, what, max_bytes);
   if (!text.ok()) {

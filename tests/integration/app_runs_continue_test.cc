@@ -14,6 +14,7 @@
 
 #include "service/app_runs.h"
 #include "store/run_store.h"
+#include "mockllm/mock_server.h"
 #include "testing/build_paths.h"
 #include "testing/scripted_server.h"
 #include "testing/subprocess.h"
@@ -209,6 +210,71 @@ TEST(AppRunsContinueTest, ACrashedResearchIsTakenOverAndEndsWithTheUninterrupted
   EXPECT_EQ(view->steps.size(), original->steps.size());  // none lost, none twice
 }
 
+// The chest X-ray agent's script (tests/integration/cxr_service_test.cc):
+// classifier and segmentation, then a picture and a grounding, then the answer.
+Json CxrScript(const std::string& answer) {
+  Result<Json> endpoints = ParseJson(testing::ReadFileOrEmpty(MEDREACT_SOURCE_DIR + "/examples/cxr/endpoints.json"));
+  EXPECT_TRUE(endpoints.ok());
+  Json script = *endpoints;
+  script["select"] = "by_turn";
+  auto calls = [](Json list) { return Json{{"message", {{"content", nullptr}, {"tool_calls", std::move(list)}}}}; };
+  auto call = [](const std::string& id, const std::string& tool, Json args) {
+    return Json{{"id", id}, {"name", tool}, {"arguments", std::move(args)}};
+  };
+  script["responses"] = Json::array(
+      {calls(Json::array({call("cls1", "chest_xray_classifier", {{"image_id", "img1"}}),
+                          call("seg1", "chest_xray_segmentation", {{"image_id", "img1"}})})),
+       calls(Json::array({call("viz1", "image_visualizer", {{"image_id", "img1"}, {"masks", {"img2"}}}),
+                          call("grd1", "xray_phrase_grounding", {{"image_id", "img1"}, {"phrase", "cardiomegaly"}})})),
+       Json{{"message", {{"content", answer}}}}});
+  return script;
+}
+
+TEST(AppRunsContinueTest, ACxrRunFromJsonPausesForApprovalAndGoesOnAfterTheDecision) {
+  const std::string answer = "The heart looks enlarged: cardiomegaly is likely.";
+  testing::ScriptedServer server(CxrScript(answer));
+  const std::string root = "http://127.0.0.1:" + std::to_string(server.server->port());
+  testing::TempDir dir;
+  RunService service(Store(dir.File("runs.sqlite")));
+  const std::string fixtures = MEDREACT_SOURCE_DIR + "/tests/fixtures/dicom";
+  const AppRunContext ctx{.model = {.url = server.url(), .name = "mock", .max_retries = 0},
+                          .imaging = {.classifier_url = root + "/classify",
+                                      .segmentation_url = root + "/segment",
+                                      .grounding_url = root + "/ground",
+                                      .image_dir = dir.File("images")},
+                          .input_roots = {fixtures}};
+  std::string field;
+  Result<std::unique_ptr<PreparedAppRun>> prepared =
+      PrepareAppRun(service, "cxr",
+                    {{"question", "Is the heart enlarged?"},
+                     {"images", {fixtures + "/CR-MONO1-10-chest.dcm"}},
+                     {"planner", "model"},
+                     {"require_approval", {"tool:chest_xray_classifier"}}},
+                    ctx, &field);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString() << " " << field;
+  std::vector<std::string> started;
+  const AppRunResult paused = RunAppPrepared(
+      service, std::move(*prepared), {.on_started = [&](const std::string& id) { started.push_back(id); }});
+  ASSERT_EQ(paused.status, "awaiting_approval") << paused.result.dump();
+  ASSERT_TRUE(paused.stored);
+  EXPECT_EQ(started, std::vector<std::string>{paused.run_id});
+  Result<RunView> view = service.Show(paused.run_id);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->run.app, "cxr");
+  ASSERT_EQ(view->waiting.size(), 1u);
+  EXPECT_EQ(view->waiting[0].id, "cls1");
+
+  Result<DecideOutcome> decided = service.Decide(paused.run_id, {{.call_id = "cls1", .approve = true}}, {"dr.a"});
+  ASSERT_TRUE(decided.ok()) << decided.status().ToString();
+  ASSERT_TRUE(decided->waiting.empty());
+  Result<AppRunResult> done = ContinueAppRun(service, service.store()->Get(paused.run_id).value(), {}, {}, ctx);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->run_id, paused.run_id);
+  EXPECT_EQ(done->status, "finished") << done->result.dump();
+  EXPECT_EQ(StringOr(done->result, "answer"), answer) << done->result.dump();
+  EXPECT_EQ(service.Show(paused.run_id).value().run.status, "finished");
+}
+
 TEST(AppRunsContinueTest, ARunIsCancelledByItsIdAndGoesOnFromWhereItStopped) {
   testing::ScriptedServer model(Json{{"responses", Json::array({Call("c1", "2+2"), Answer("It is 4.")})}});
   testing::TempDir dir;
@@ -249,6 +315,31 @@ TEST(AppRunsContinueTest, ARunIsCancelledByItsIdAndGoesOnFromWhereItStopped) {
     EXPECT_EQ(done->run_id, stopped.run_id);
   }
   EXPECT_EQ(model.chat_requests(), 2u);  // the chat's model calls, once each
+}
+
+TEST(AppRunsContinueTest, AnExtractionGivenAsTextCannotGoOnAndSaysWhy) {
+  testing::TempDir dir;
+  const std::string examples = MEDREACT_SOURCE_DIR + "/examples/extract/";
+  RunService service(Store(dir.File("runs.sqlite")));
+  Result<std::unique_ptr<PreparedAppRun>> prepared = PrepareAppRun(
+      service, "extract",
+      {{"note", testing::ReadFileOrEmpty(examples + "pediatric-malnutrition.txt")},
+       {"schema", ParseJson(testing::ReadFileOrEmpty(examples + "pediatric-malnutrition.schema.json")).value()},
+       {"planner", "rules"}},
+      {}, nullptr);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  Status cancelled = Status::Internal("never started");
+  const AppRunResult stopped = RunAppPrepared(
+      service, std::move(*prepared),
+      {.on_started = [&](const std::string& id) { cancelled = service.Cancel(id); }});
+  ASSERT_TRUE(cancelled.ok()) << cancelled.ToString();
+  ASSERT_EQ(stopped.status, "interrupted");
+  Result<RunRecord> taken = service.PrepareResume(stopped.run_id);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  Result<AppRunResult> again = ContinueAppRun(service, *taken, {}, {}, {});
+  EXPECT_EQ(again.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.status().message(), HasSubstr("was given its note as text"));
+  EXPECT_EQ(service.store()->Get(stopped.run_id).value().owner, "");  // the lease given back
 }
 
 TEST(AppRunsContinueTest, ARunOfAnUnknownAppOrWithoutAStoreIsRefused) {

@@ -80,6 +80,49 @@ TEST(AppRunsJsonTest, ATriageOfTheRulesPlannerIsStoredWithItsResult) {
   EXPECT_TRUE(TriageIsRecorded({.planner = "rules", .record_always = true}));
 }
 
+Json Turn(const std::string& id, const std::string& name, const Json& args) {
+  return {{"message",
+           {{"content", nullptr},
+            {"tool_calls", Json::array({{{"id", id}, {"name", name}, {"arguments", DumpJson(args)}}})}}},
+          {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}, {"total_tokens", 110}}}};
+}
+
+TEST(AppRunsJsonTest, ATriageOfTheModelIsStoredAndNamedAtItsFirstCheckpoint) {
+  // Seed 001's investigation: manifest → anticoagulants → coagulation labs → submit.
+  testing::ScriptedServer model(Json{
+      {"responses",
+       Json::array({Turn("call_1", "get_patient_manifest", Json::object()),
+                    Turn("call_2", "check_medication_status", {{"medication_name", "anticoag"}}),
+                    Turn("call_3", "get_recent_labs", {{"category", "Coag"}}),
+                    Turn("call_4", "submit_assessment",
+                         {{"final_assessment", "Acute PE despite therapeutic anticoagulation (INR 2.3)."},
+                          {"risk_adjustment", "INCREASE"},
+                          {"critical_findings", {"Anticoagulation failure"}}})})}});
+  testing::TempDir dir;
+  dir.Write("pe.json", DumpJson(testing::PeOnWarfarinBundle()));
+  RunService service(Store(dir.File("runs.sqlite")));
+  const AppRunContext ctx{.model = {.url = model.url(), .name = "mock", .max_retries = 0},
+                          .input_roots = {dir.path()}};
+  Result<std::unique_ptr<PreparedAppRun>> prepared = PrepareAppRun(
+      service, "triage", {{"fhir", dir.File("pe.json")}, {"findings", kFindings}, {"as_of", "2025-06-13"}}, ctx,
+      nullptr);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  Started started;
+  const AppRunResult r = RunAppPrepared(service, std::move(*prepared), started.Hooks(service));
+  EXPECT_EQ(r.status, "finished") << r.result.dump();
+  ASSERT_TRUE(r.stored);
+  EXPECT_EQ(started.ids, std::vector<std::string>{r.run_id});
+  EXPECT_EQ(started.status_then, std::vector<std::string>{"running"});
+  EXPECT_EQ(StringOr(r.result, "planner"), "model");
+  EXPECT_EQ(r.result.value("priority_level", 0), 1);
+  EXPECT_EQ(r.usage.value("total_tokens", 0), 440);  // four model calls
+  EXPECT_EQ(model.chat_requests(), 4u);
+  Result<RunView> view = service.Show(r.run_id);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(StringOr(view->run.model, "url"), UrlForStore(model.url()));
+  EXPECT_EQ(view->steps.size(), 4u);
+}
+
 TEST(AppRunsJsonTest, AnExtractionOfTheRulesPlannerIsStoredFromTextOrFromFiles) {
   testing::TempDir dir;
   const std::string examples = MEDREACT_SOURCE_DIR + "/examples/extract/";

@@ -147,6 +147,8 @@ void BackgroundCommand::Signal(int signo) const {
   if (pid_ > 0) kill(pid_, signo);
 }
 
+std::string BackgroundCommand::Stderr() const { return ReadFileOrEmpty(dir_ + "/err"); }
+
 ProcessResult BackgroundCommand::Wait(std::chrono::milliseconds timeout) {
   ProcessResult result = WaitFor(pid_, dir_ + "/out", dir_ + "/err", timeout);
   pid_ = -1;

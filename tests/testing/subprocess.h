@@ -33,6 +33,9 @@ class BackgroundCommand {
   explicit BackgroundCommand(const std::vector<std::string>& argv, const EnvList& env = {});
   ~BackgroundCommand();
   void Signal(int signo) const;
+  // What it wrote to stderr so far.
+  std::string Stderr() const;
+  pid_t pid() const { return pid_; }
   ProcessResult Wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
  private:

@@ -1,0 +1,305 @@
+// Runs started and gone on with by the server: POST /v1/runs (JSON, or
+// multipart with uploads), going on after approvals, taking over the runs
+// whose owner died, stopping them all at shutdown, and the metrics.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <future>
+
+#include "core/file_io.h"
+#include "core/printable.h"
+#include "core/sha256.h"
+#include "server/api_state.h"
+#include "server/metrics.h"
+#include "server/multipart.h"
+#include "service/app_runs.h"
+#include "service/run_json.h"
+
+namespace medreact::server {
+namespace {
+
+constexpr std::string_view kUploadPrefix = "upload:";
+
+service::AppRunContext ContextOf(const ApiState& s) {
+  service::AppRunContext ctx;
+  ctx.model = s.options.model;
+  ctx.imaging = {.vision_url = s.options.vision_url,
+                 .vision_model = s.options.vision_model,
+                 .vision_api_key = s.options.vision_api_key,
+                 .classifier_url = s.options.classifier_url,
+                 .segmentation_url = s.options.segmentation_url,
+                 .grounding_url = s.options.grounding_url};
+  ctx.input_roots = s.options.input_roots;
+  ctx.input_roots.push_back(s.options.upload_dir);
+  ctx.network_tools = s.options.network_tools;
+  return ctx;
+}
+
+// Every "upload:NAME" string in `inputs` replaced by the path of the
+// uploaded part NAME; InvalidArgument naming the input for an unknown part.
+Status ResolveUploads(Json& j, const std::map<std::string, std::string>& paths, const std::string& where,
+                      std::string* field) {
+  if (j.is_string()) {
+    const std::string& text = j.get_ref<const std::string&>();
+    if (text.rfind(kUploadPrefix, 0) != 0) return Status::OK();
+    auto it = paths.find(text.substr(kUploadPrefix.size()));
+    if (it == paths.end()) {
+      *field = where;
+      return Status::InvalidArgument(where + " names an upload '" + PrintableLine(text.substr(kUploadPrefix.size())) +
+                                     "' that is not a file part of this request");
+    }
+    j = it->second;
+    return Status::OK();
+  }
+  if (j.is_object()) {
+    for (auto& [key, value] : j.items()) {
+      if (Status s = ResolveUploads(value, paths, where + "." + key, field); !s.ok()) return s;
+    }
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) {
+      if (Status s = ResolveUploads(j[i], paths, where + "[" + std::to_string(i) + "]", field); !s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+// The app and its inputs from a JSON body or a multipart form (`app`,
+// `inputs` as JSON text, and files, kept in the upload folder by content).
+Status ReadStart(ApiState& s, const HttpRequest& r, std::string* app, Json* inputs, std::string* field) {
+  const std::string type = r.Header("content-type");
+  if (type.rfind("multipart/form-data", 0) == 0) {
+    Result<std::vector<FormPart>> parts =
+        ParseMultipart(type, r.body, {.max_total_bytes = s.options.max_body_bytes});
+    if (!parts.ok()) {
+      *field = "body";
+      return parts.status();  // a limit is ResourceExhausted: StartRun answers 413
+    }
+    std::map<std::string, std::string> uploads;
+    std::string inputs_text;
+    for (const FormPart& part : *parts) {
+      if (part.filename.empty()) {
+        if (part.name == "app") *app = part.data;
+        else if (part.name == "inputs") inputs_text = part.data;
+        else {
+          *field = part.name;
+          return Status::InvalidArgument("unknown form field '" + PrintableLine(part.name) +
+                                         "' (app, inputs, and files)");
+        }
+        continue;
+      }
+      const std::string path =
+          s.options.upload_dir + "/" + Sha256Hex(part.data).substr(0, 32) + "-" + SafeUploadName(part.filename);
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {  // the same bytes under the same name: kept once
+        if (Status w = WriteFileAtomic(path, part.data); !w.ok()) {
+          return Status::Unavailable("the server could not keep the upload '" + PrintableLine(part.name) + "'");
+        }
+      }
+      uploads[part.name] = path;
+    }
+    if (inputs_text.empty()) inputs_text = "{}";
+    Result<Json> parsed = ParseJson(inputs_text);
+    if (!parsed.ok()) {
+      *field = "inputs";
+      return Status::InvalidArgument("the form field inputs is not JSON: " + parsed.status().message());
+    }
+    *inputs = std::move(*parsed);
+    return ResolveUploads(*inputs, uploads, "inputs", field);
+  }
+  Result<Json> body = JsonBody(r, field);
+  if (!body.ok()) return body.status();
+  for (const auto& [key, value] : body->items()) {
+    if (key != "app" && key != "inputs") {
+      *field = key;
+      return Status::InvalidArgument("unknown field '" + PrintableLine(key) + "' (app, inputs)");
+    }
+  }
+  if (!(*body)["app"].is_string()) {
+    *field = "app";
+    return Status::InvalidArgument("app must name an app (GET /v1/apps lists them)");
+  }
+  *app = (*body)["app"].get<std::string>();
+  *inputs = body->contains("inputs") ? (*body)["inputs"] : Json::object();
+  // An upload reference in a JSON body names nothing: uploads come with multipart.
+  return ResolveUploads(*inputs, {}, "inputs", field);
+}
+
+// Counts a run's model and tool calls for /metrics.
+EventSink CountingSink(ApiState& s) {
+  return [&s](const Event& e) {
+    if (e.type == EventType::kModelRequest) {
+      ++s.model_calls;
+      s.metrics.Increment(kMetricModelCalls);
+    }
+    if (e.type == EventType::kToolFinished) {
+      ++s.tool_calls;
+      s.metrics.Increment(kMetricToolCalls, {e.tool_name});
+    }
+  };
+}
+
+// Registers a run the server executes (cancel, shutdown); the guard removes it.
+std::shared_ptr<void> Track(ApiState& s, const std::string& key, const std::shared_ptr<ServerRun>& run) {
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.live[key] = run;
+  }
+  return std::shared_ptr<void>(nullptr, [&s, key, run](void*) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.live.find(key);
+    if (it != s.live.end() && it->second == run) s.live.erase(it);
+  });
+}
+
+void Finished(ApiState& s, const std::string& app, std::chrono::steady_clock::time_point started) {
+  ++s.runs_ended;
+  s.metrics.Observe(kMetricRunSeconds, {app},
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+}  // namespace
+
+void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
+  std::string app, field;
+  Json inputs;
+  if (Status st = ReadStart(s, ex->request(), &app, &inputs, &field); !st.ok()) {
+    return ex->Respond(st.code() == StatusCode::kResourceExhausted ? ErrorResponse("too_large", st.message(), field)
+                                                                    : StatusResponse(st, field));
+  }
+  service::AppRunContext ctx = ContextOf(s);
+  Result<std::unique_ptr<service::PreparedAppRun>> prepared =
+      service::PrepareAppRun(s.service, app, inputs, ctx, &field);
+  if (!prepared.ok()) return ex->Respond(StatusResponse(prepared.status(), field));
+
+  // The run goes to the run pool; the answer waits for its id (its first
+  // checkpoint), so the client can follow it at once.
+  auto run = std::make_shared<ServerRun>();
+  run->app = app;
+  run->queued = std::chrono::steady_clock::now();
+  auto id = std::make_shared<std::promise<std::string>>();
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  auto give_id = [id, answered](const std::string& run_id) {
+    if (!answered->exchange(true)) id->set_value(run_id);
+  };
+  const std::string ticket = "queued:" + std::to_string(reinterpret_cast<uintptr_t>(run.get()));
+  auto guard = std::make_shared<std::shared_ptr<void>>(Track(s, ticket, run));
+  auto job = std::make_shared<std::unique_ptr<service::PreparedAppRun>>(std::move(*prepared));
+  ApiState* state = &s;
+  const bool queued = s.Enqueue([state, run, job, give_id, guard, app, ticket] {
+    ApiState& st = *state;
+    if (run->cancel.cancelled()) return give_id("");
+    ++st.runs_started;
+    const auto started = std::chrono::steady_clock::now();
+    std::shared_ptr<void> by_id;
+    service::AppRunHooks hooks{.on_event = CountingSink(st),
+                               .on_started =
+                                   [&](const std::string& run_id) {
+                                     by_id = Track(st, run_id, run);
+                                     guard->reset();
+                                     give_id(run_id);
+                                   },
+                               .cancel = run->cancel};
+    service::AppRunResult r = service::RunAppPrepared(st.service, std::move(*job), hooks);
+    give_id(r.run_id);  // a run that ended before it was stored
+    Finished(st, app, started);
+  });
+  if (!queued) {
+    guard->reset();
+    return ex->Respond(ErrorResponse("unavailable", "the server's run queue is full; retry later"));
+  }
+  std::future<std::string> f = id->get_future();
+  if (f.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    run->cancel.Cancel();  // still queued: it will not start
+    HttpResponse busy = ErrorResponse("unavailable", "every run slot is busy; retry later");
+    busy.headers.emplace_back("retry-after", "5");
+    return ex->Respond(std::move(busy));
+  }
+  const std::string run_id = f.get();
+  if (run_id.empty()) {
+    return ex->Respond(ErrorResponse("internal", "the run ended before it could be stored; see the server's log"));
+  }
+  Result<RunRecord> record = s.service.store()->Get(run_id);
+  Json body{{"run", record.ok() ? service::RunRecordJson(*record) : Json{{"id", run_id}, {"app", app}}}};
+  body["links"] = Json{{"self", "/v1/runs/" + run_id},
+                       {"events", "/v1/runs/" + run_id + "/events"},
+                       {"approvals", "/v1/runs/" + run_id + "/approvals"}};
+  HttpResponse created = JsonResponse(201, body);
+  created.headers.emplace_back("location", "/v1/runs/" + run_id);
+  ex->Respond(std::move(created));
+}
+
+void ContinueOnPool(ApiState& s, const RunRecord& record) {
+  auto run = std::make_shared<ServerRun>();
+  run->app = record.app;
+  run->queued = std::chrono::steady_clock::now();
+  auto guard = std::make_shared<std::shared_ptr<void>>(Track(s, record.id, run));
+  ApiState* state = &s;
+  const bool queued = s.Enqueue([state, run, record, guard] {
+    ApiState& st = *state;
+    const auto started = std::chrono::steady_clock::now();
+    service::AppRunHooks hooks{.on_event = CountingSink(st), .cancel = run->cancel};
+    Result<service::AppRunResult> r =
+        service::ContinueAppRun(st.service, record, {.model = {.api_key = st.options.model.api_key}}, hooks,
+                                ContextOf(st));
+    if (!r.ok()) {
+      // The run stays as stored (its checkpoint intact); the next start or
+      // a resume goes on with it.
+      st.service.store()->ReleaseRun(record.id);
+    }
+    Finished(st, record.app, started);
+    guard->reset();
+  });
+  if (!queued) {
+    guard->reset();
+    s.service.store()->ReleaseRun(record.id);
+  }
+}
+
+std::vector<std::string> Api::TakeOverOrphans() {
+  ApiState& s = *state_;
+  std::vector<std::string> taken;
+  Result<std::vector<RunRecord>> orphans = service::RunsToTakeOver(s.service);
+  if (!orphans.ok()) return taken;
+  for (const RunRecord& run : *orphans) {
+    Result<RunRecord> claimed = s.service.PrepareResume(run.id);  // takes the lease; refused when taken meanwhile
+    if (!claimed.ok()) continue;
+    ContinueOnPool(s, *claimed);
+    taken.push_back(run.id);
+  }
+  return taken;
+}
+
+void Api::StopRuns(double seconds) {
+  ApiState& s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (auto& [id, run] : s.live) {
+      run->cancel.Cancel();
+      s.service.Cancel(id);
+    }
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (s.executing == 0 && s.queued == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string RenderMetrics(ApiState& s) {
+  s.metrics.Set("medreact_runs_executing", {}, s.executing.load());
+  s.metrics.Set("medreact_runs_queued", {}, s.queued.load());
+  if (s.engine_stats) {
+    const HttpEngineStats st = s.engine_stats();
+    s.metrics.Set(kMetricOpenStreams, {}, static_cast<double>(st.streams_open));
+    s.metrics.Set("medreact_open_connections", {}, static_cast<double>(st.connections_open));
+    // Counters only go up: add what happened since the last render.
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.metrics.Increment("medreact_streams_dropped_slow_total", {}, double(st.streams_dropped_slow - s.dropped_seen));
+    s.dropped_seen = st.streams_dropped_slow;
+  }
+  const int64_t streamed = s.events_streamed.exchange(0);
+  s.metrics.Increment("medreact_events_streamed_total", {}, static_cast<double>(streamed));
+  return s.metrics.Render();
+}
+
+}  // namespace medreact::server
