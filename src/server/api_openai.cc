@@ -36,6 +36,7 @@
 #include "core/sha256.h"
 #include "core/text_util.h"
 #include "server/api_state.h"
+#include "server/metrics.h"
 #include "server/openai_facade_wire.h"
 #include "service/app_runs.h"
 
@@ -66,6 +67,17 @@ HttpResponse FacadeError(HttpResponse r) {
   return r;
 }
 HttpResponse FacadeError(const Status& s, const std::string& field) { return FacadeError(StatusResponse(s, field)); }
+
+// A run's model and tool calls in /metrics, as POST /v1/runs counts them.
+void CountCalls(ApiState& s, const Event& e) {
+  if (e.type == EventType::kModelRequest) {
+    ++s.model_calls;
+    s.metrics.Increment(kMetricModelCalls);
+  } else if (e.type == EventType::kToolFinished) {
+    ++s.tool_calls;
+    s.metrics.Increment(kMetricToolCalls, {e.tool_name});
+  }
+}
 
 // The reasoning line of an engine event ("" for none).
 std::string ReasoningOf(const Event& e) {
@@ -137,6 +149,8 @@ struct Completion {
   bool stream = false, include_usage = false;
   CancellationToken cancel;
 
+  std::shared_ptr<ServerRun> tracked = std::make_shared<ServerRun>();  // in ApiState::live once stored
+
   std::mutex mu;
   std::string run_id, id;
   std::shared_ptr<EventStream> out;  // once opened
@@ -147,13 +161,18 @@ struct Completion {
   void Started(const std::string& run) {
     {
       std::lock_guard<std::mutex> lock(state->mu);
-      state->live[run] = std::make_shared<ServerRun>(
-          ServerRun{.cancel = cancel, .app = app, .queued = std::chrono::steady_clock::now()});
+      state->live[run] = tracked;
     }
     std::lock_guard<std::mutex> lock(mu);
     run_id = run;
     id = "chatcmpl-" + run;
     if (stream) OpenLocked();
+  }
+  // The run's end: out of ApiState::live (unless another entry took its id).
+  void Untrack(const std::string& run) {
+    std::lock_guard<std::mutex> lock(state->mu);
+    auto it = state->live.find(run);
+    if (it != state->live.end() && it->second == tracked) state->live.erase(it);
   }
   void OpenLocked() {
     if (out) return;
@@ -219,7 +238,7 @@ Result<std::string> KeepUpload(const ApiState& s, const wire::WireImage& image) 
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) return path;
   if (Status w = WriteFileAtomic(path, image.bytes); !w.ok()) {
-    return Status::Unavailable("cannot keep the uploaded image: " + w.message());
+    return Status::Unavailable("the server could not keep the uploaded image");  // its folder is not the client's business
   }
   return path;
 }
@@ -334,15 +353,23 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   c->app = app;
   c->stream = req->stream;
   c->include_usage = req->include_usage;
+  c->tracked->cancel = c->cancel;
+  c->tracked->app = app;
+  c->tracked->queued = std::chrono::steady_clock::now();
   auto holder = std::make_shared<std::unique_ptr<service::PreparedAppRun>>(std::move(*prepared));
   const bool queued = s.Enqueue([c, holder] {
     ApiState& st = *c->state;
     ++st.runs_started;
+    const auto started = std::chrono::steady_clock::now();
     service::AppRunResult r;
     try {
       r = service::RunAppPrepared(
           st.service, std::move(*holder),
-          {.on_event = [c](const Event& e) { c->Reasoning(ReasoningOf(e)); },
+          {.on_event =
+               [c](const Event& e) {
+                 CountCalls(*c->state, e);
+                 c->Reasoning(ReasoningOf(e));
+               },
            .on_research_event = [c](const ResearchEvent& e) { c->Reasoning(ReasoningOf(e)); },
            .on_started = [c](const std::string& id) { c->Started(id); },
            .cancel = c->cancel});
@@ -354,11 +381,10 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
       std::lock_guard<std::mutex> lock(c->mu);
       r.run_id = c->run_id;
     }
-    {
-      std::lock_guard<std::mutex> lock(st.mu);
-      if (!r.run_id.empty()) st.live.erase(r.run_id);
-    }
+    if (!r.run_id.empty()) c->Untrack(r.run_id);
     ++st.runs_ended;
+    st.metrics.Observe(kMetricRunSeconds, {c->app},
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     st.metrics.Increment("medreact_chat_completions_total", {c->model, r.status.empty() ? "error" : r.status});
     c->Finish(FinalText(st, r), r.usage);
   });

@@ -156,6 +156,11 @@ TEST(ServerOpenAiTest, ACompletionRunsTheChatAppWithItsToolAndSumsTheUsageOfBoth
   const std::string first = DumpJson(sent.front());
   EXPECT_THAT(first, HasSubstr("Hello! How can I help?"));
   EXPECT_THAT(first, Not(HasSubstr("pirate")));
+
+  auto metrics = srv.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_THAT(metrics->body, HasSubstr("medreact_chat_completions_total{model=\"medreact-chat\",outcome=\"finished\"} 1"));
+  EXPECT_THAT(metrics->body, HasSubstr("medreact_tool_calls_total{tool=\"calculator\"} 1"));
 }
 
 TEST(ServerOpenAiTest, AStreamSendsTheRoleTheStepsAsReasoningTheAnswerTheFinishTheUsageAndDone) {
@@ -201,7 +206,7 @@ TEST(ServerOpenAiTest, AStreamSendsTheRoleTheStepsAsReasoningTheAnswerTheFinishT
 }
 
 TEST(ServerOpenAiTest, ARunPausedForApprovalEndsNamingTheCallTheRunAndTheApprovalRoute) {
-  ScriptedServer model(Json{{"responses", Json::array({Call("c1", "2+2"), Call("c1", "2+2")})}});
+  ScriptedServer model(Json{{"responses", Json::array({Call("c1", "2+2"), Answer("It is 4."), Call("c1", "2+2")})}});
   ServeFixture srv(WithModel(model));
   Json body = Body("medreact-chat", "What is 2+2?");
   body["medreact"] = {{"require_approval", {"tool:calculator"}}};
@@ -218,6 +223,17 @@ TEST(ServerOpenAiTest, ARunPausedForApprovalEndsNamingTheCallTheRunAndTheApprova
   Result<RunRecord> run = srv.store()->Get(run_id);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, "awaiting_approval");
+
+  // The route it names decides the call; the run goes on to its answer.
+  auto decided = srv.Post("/v1/runs/" + run_id + "/approvals/c1", R"({"decision": "approve", "reviewer": "dr.a"})");
+  ASSERT_TRUE(decided);
+  EXPECT_EQ(decided->status, 200) << decided->body;
+  std::string status;
+  for (int i = 0; i < 2000 && status != "finished"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    status = srv.store()->Get(run_id).value().status;
+  }
+  EXPECT_EQ(status, "finished");
 
   // Streamed: the same message, then the end; no hang.
   body["stream"] = true;
