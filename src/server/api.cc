@@ -73,6 +73,7 @@ const std::vector<Route>& Routes() {
       {"GET", "/v1/artifacts/{sha256}", false, false, GetArtifact},
       {"GET", "/v1/models", false, true,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListModels(s, ex); }},
+      {"GET", "/v1/models/{id}", false, true, ShowModel},
       {"POST", "/v1/chat/completions", false, false,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ChatCompletions(s, ex); }},
   };

@@ -268,11 +268,25 @@ std::string RequestField(const std::string& input_field) {
   return input_field.empty() ? "" : "messages";
 }
 
+// The models' `created`: this server's first answer about them.
+int64_t ModelsCreated() {
+  static const int64_t created = UnixNow();
+  return created;
+}
+
 }  // namespace
 
 void ListModels(ApiState&, const std::shared_ptr<Exchange>& ex) {
-  static const int64_t created = UnixNow();
-  ex->Respond(JsonResponse(200, wire::ModelsList(created)));
+  ex->Respond(JsonResponse(200, wire::ModelsList(ModelsCreated())));
+}
+
+void ShowModel(ApiState&, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  const Json models = wire::ModelsList(ModelsCreated());
+  for (const Json& m : models["data"]) {
+    if (StringOr(m, "id") == p[0]) return ex->Respond(JsonResponse(200, m));
+  }
+  ex->Respond(FacadeError(ErrorResponse(
+      "not_found", "no model '" + Preview(p[0], 60) + "' (medreact-chat, medreact-cxr, medreact-research)", "model")));
 }
 
 void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {

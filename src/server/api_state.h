@@ -84,6 +84,7 @@ void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&
 std::string RenderMetrics(ApiState& s);
 // The OpenAI-compatible facade (api_openai.cc).
 void ListModels(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ShowModel(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 
 // Goes on with a run whose decisions are all taken, or whose owner died,

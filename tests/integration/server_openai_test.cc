@@ -117,6 +117,11 @@ TEST(ServerOpenAiTest, ModelsAreListedInOpenAisShapeWithTheToken) {
     EXPECT_GT(IntegerOr(m, "created", 0), 1'600'000'000);
   }
   EXPECT_EQ(ids, (std::vector<std::string>{"medreact-chat", "medreact-cxr", "medreact-research"}));
+  auto one = srv.Get("/v1/models/medreact-cxr");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->status, 200);
+  EXPECT_EQ(ServeFixture::JsonOf(one), j["data"][1]);
+  ExpectError(srv.Get("/v1/models/gpt-4o"), 404, "model");
 }
 
 TEST(ServerOpenAiTest, ACompletionRunsTheChatAppWithItsToolAndSumsTheUsageOfBothModelCalls) {
