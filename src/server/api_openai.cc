@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <utility>
@@ -141,7 +142,7 @@ std::string FinalText(ApiState& s, const service::AppRunResult& r) {
 
 // One completion in flight: its answer (a response, or a stream opened once
 // the run's id is known) from the run pool's thread and the run's events.
-struct Completion {
+struct Completion : std::enable_shared_from_this<Completion> {
   std::shared_ptr<ApiState> state;
   std::shared_ptr<Exchange> ex;
   std::string model, app;
@@ -154,6 +155,7 @@ struct Completion {
   std::mutex mu;
   std::string run_id, id;
   std::shared_ptr<EventStream> out;  // once opened
+  std::shared_ptr<void> beat;        // the event hub's heartbeat on `out` while the run runs
   std::string pending;               // reasoning before the stream opened
   bool ended = false;
 
@@ -184,6 +186,21 @@ struct Completion {
     out->OnClose([token] { token.Cancel(); });  // the client left: stop its run
     out->Send(wire::SseData(wire::Chunk(id, model, created, Json{{"role", "assistant"}, {"content", ""}})));
     if (!pending.empty()) SendReasoningLocked(std::exchange(pending, ""));
+    // A comment line every heartbeat_s keeps a quiet stream (a long model
+    // call) open through proxies; the hub's timer sends it (no event is
+    // delivered: the subscription starts past every event).
+    if (!run_id.empty() && !ended) {
+      beat = state->hub.Subscribe({.runs = {run_id},
+                                   .after = std::numeric_limits<int64_t>::max(),
+                                   .by_seq = true,
+                                   .deliver = [](const StoreEvent&) { return true; },
+                                   .heartbeat = [weak = weak_from_this()] {
+                                     std::shared_ptr<Completion> c = weak.lock();
+                                     if (!c) return false;
+                                     std::lock_guard<std::mutex> lock(c->mu);
+                                     return !c->ended && c->out->Send(": keep-alive\n\n");
+                                   }});
+    }
   }
   void SendReasoningLocked(const std::string& text) {
     out->Send(wire::SseData(wire::Chunk(id, model, created, Json{{"reasoning_content", text}})));
@@ -208,6 +225,7 @@ struct Completion {
       return;
     }
     OpenLocked();
+    beat.reset();
     if (!content.empty()) out->Send(wire::SseData(wire::Chunk(id, model, created, Json{{"content", content}})));
     out->Send(wire::SseData(wire::Chunk(id, model, created, Json::object(), "stop")));
     if (include_usage) out->Send(wire::SseData(wire::UsageChunk(id, model, created, usage)));

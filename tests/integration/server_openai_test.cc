@@ -210,6 +210,22 @@ TEST(ServerOpenAiTest, AStreamSendsTheRoleTheStepsAsReasoningTheAnswerTheFinishT
   for (const Json& c : again) EXPECT_FALSE(c.is_object() && c.contains("usage")) << DumpJson(c);
 }
 
+TEST(ServerOpenAiTest, AQuietStreamGetsKeepAliveCommentsWhileTheModelThinks) {
+  ScriptedServer model(Json{{"responses", Json::array({Json{{"delay_ms", 600}, {"message", {{"content", "It is 4."}}}}})}});
+  ServeOptions o = WithModel(model);
+  o.heartbeat_s = 0.05;
+  ServeFixture srv(o);
+  auto r = srv.Post("/v1/chat/completions", DumpJson(Body("medreact-chat", "What is 2+2?", true)));
+  ASSERT_TRUE(r);
+  EXPECT_THAT(r->body, HasSubstr(": keep-alive\n\n"));
+  std::vector<Json> chunks = DataOf(r->body);
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_EQ(chunks.back(), Json("[DONE]"));
+  EXPECT_EQ(DeltaText(chunks, "content"), "It is 4.");
+  // Nothing after [DONE] but the end.
+  EXPECT_EQ(r->body.substr(r->body.size() - 14), "data: [DONE]\n\n");
+}
+
 TEST(ServerOpenAiTest, ARunPausedForApprovalEndsNamingTheCallTheRunAndTheApprovalRoute) {
   ScriptedServer model(Json{{"responses", Json::array({Call("c1", "2+2"), Answer("It is 4."), Call("c1", "2+2")})}});
   ServeFixture srv(WithModel(model));
