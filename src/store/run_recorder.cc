@@ -26,8 +26,19 @@ void RunRecorder::Keep(const Event& event) {
   if (!store_ || event.type == EventType::kModelDelta) return;
   RunEvent e = ToRunEvent(event);
   e.at = StoreTimestampMillis(std::chrono::system_clock::now());
-  std::lock_guard<std::mutex> lock(events_mu_);
-  events_.push_back(std::move(e));
+  {
+    std::lock_guard<std::mutex> lock(events_mu_);
+    events_.push_back(std::move(e));
+  }
+  if (event.type == EventType::kModelRequest || event.type == EventType::kToolStarted) Flush();
+}
+
+void RunRecorder::Flush() {
+  std::lock_guard<std::mutex> write(write_mu_);
+  if (!stored_ || !first_error_.ok()) return;  // before the first checkpoint they wait for it
+  std::vector<RunEvent> events = TakeEvents();
+  if (events.empty()) return;
+  if (Status s = store_->AppendEvents(run_.id, events); !s.ok()) Failed(s);
 }
 
 void RunRecorder::KeepEvent(RunEvent event) {
@@ -44,6 +55,7 @@ std::vector<RunEvent> RunRecorder::TakeEvents() {
 
 void RunRecorder::Save(const RunState& state) {
   if (!store_) return;
+  std::lock_guard<std::mutex> write(write_mu_);
   if (!stored_) {
     run_.id = state.trace.run_id;
     run_.status = "running";
@@ -74,6 +86,7 @@ void RunRecorder::Failed(const Status& status) {
 
 Status RunRecorder::Finish(const RunResult& result, bool interrupted) {
   if (!store_) return Status::OK();
+  std::lock_guard<std::mutex> write(write_mu_);
   if (!stored_) {
     // No checkpoint was taken (an agent that stopped before starting): the
     // run is added as it ended, so it is not silently missing.

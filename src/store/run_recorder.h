@@ -16,7 +16,11 @@
 //
 // Events (Events()) are kept in memory and written with the next checkpoint
 // or the end, in the same transaction: no commit, let alone an fsync, per
-// event. A killed process loses the events after its last checkpoint, never
+// event. Two events start a wait of unknown length — a model request and a
+// tool's start — and are written at once with those before them (their own
+// small transaction), so that whoever follows the run from the store (the
+// server's event streams) sees a tool under way while it runs, not when it
+// ends. A killed process loses the events after its last checkpoint, never
 // one before it. `model_delta` events are not kept (streamed fragments of a
 // text the step holds whole).
 //
@@ -25,6 +29,7 @@
 #ifndef MEDREACT_STORE_RUN_RECORDER_H_
 #define MEDREACT_STORE_RUN_RECORDER_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -74,13 +79,18 @@ class RunRecorder {
   void Save(const RunState& state);
   void Failed(const Status& status);
   void Keep(const Event& event);
+  void Flush();  // the buffered events now (a wait starts)
   std::vector<RunEvent> TakeEvents();
 
   std::shared_ptr<RunStore> store_;
   RunRecord run_;
   std::function<void(const std::string&)> on_error_;
-  bool stored_ = false;  // the run's row exists
+  std::atomic<bool> stored_{false};  // the run's row exists
   Status first_error_;
+  // Held across taking the buffered events and writing them, so that writes
+  // from two threads (a checkpoint, a flush at a tool's start) keep the
+  // events' order. Taken before events_mu_.
+  std::mutex write_mu_;
   std::mutex events_mu_;
   std::vector<RunEvent> events_;  // since the last write; guarded by events_mu_
 };

@@ -356,6 +356,35 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
   return Status::OK();
 }
 
+Status RunStore::AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events) {
+  if (events.empty()) return Status::OK();
+  std::lock_guard<std::mutex> lock(mu_);
+  const Db& d = *db_;
+  Db::Tx tx(d);
+  std::optional<Db::Written> known = d.Take(run_id);  // back after the commit
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  Result<bool> fresh = d.Fresh(run_id);
+  if (!fresh.ok()) return fresh.status();
+  if (!*fresh) {
+    Stmt h(d.db, "SELECT owner FROM runs WHERE id = ?1");
+    if (!h.ok()) return d.Error("preparing a statement");
+    h.Text(1, run_id);
+    if (h.Step() != SQLITE_ROW) return Status::NotFound("no run '" + run_id + "' in the " + d.Where());
+    return Status::FailedPrecondition("run '" + run_id + "' is not held by this process (" +
+                                      DescribeRunOwner(h.ColNull(0) ? std::string() : h.ColText(0)) +
+                                      "); its events are not written");
+  }
+  int64_t last_seq = known ? known->events : 0;
+  if (Status s = d.PutEvents(run_id, events, &last_seq, known.has_value()); !s.ok()) return s;
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  if (known) {
+    known->events = last_seq;
+    d.Keep(run_id, std::move(*known));
+  }
+  Wrote();
+  return Status::OK();
+}
+
 Status RunStore::FinishRun(const std::string& run_id, const std::string& status, const Json& result,
                            const std::vector<StepRecord>& steps, const std::vector<RunEvent>& events) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -191,6 +191,10 @@ class RunStore {
   // third of it has passed.
   Status SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events = {},
                         const std::string& status = "running");
+  // Appends `events` after the run's last, alone in a small transaction
+  // (a run between checkpoints that starts a long wait: RunRecorder).
+  // NotFound; FailedPrecondition when this store does not hold the run.
+  Status AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events);
   // Records the end: status, result, updated_at, the final trace's steps
   // (replacing those stored: the end adds notes and the fallback step) and
   // the last `events`. The checkpoint and the conversation are dropped

@@ -7,11 +7,11 @@
 // all: the killed one and the resumed one), completes, and the store passes
 // integrity_check.
 //
-// The events table across the kill: the store holds the events up to the
-// last checkpoint (the one taken when the turn's calls start), which are
-// the killed process's --events lines before its tool_started, and loses
-// the tool_started itself (after that checkpoint). After the resume it holds
-// those, then every event of the resumed process, numbered on; `runs show
+// The events table across the kill: the store holds the killed process's
+// --events lines up to and including its tool_started (a tool's start is
+// written at once, so a stream shows the call under way). After the resume
+// it holds those, then every event of the resumed process, numbered on —
+// the call's start twice (killed, resumed), its end once; `runs show
 // --events` prints them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -129,15 +129,15 @@ TEST(CrashSlowToolTest, KilledDuringASlowToolCallTheResumeRunsItOnceMoreAndTheEv
   const std::string id = StringOr((*runs)[0], "id");
   EXPECT_EQ(StringOr((*runs)[0], "status"), "running");
 
-  // The events table at the kill: the killed process's lines up to the last
-  // checkpoint (the turn's start), without the tool_started that followed it.
+  // The events table at the kill: the killed process's lines up to its
+  // tool_started, written when the call started.
   const std::vector<std::string> first = Lines(ReadFileOrEmpty(dir.File("first.jsonl")));
   const std::vector<std::string> at_kill = StoredEvents(store, id);
   ASSERT_FALSE(at_kill.empty());
   ASSERT_LE(at_kill.size(), first.size());
   EXPECT_EQ(at_kill, std::vector<std::string>(first.begin(), first.begin() + at_kill.size()));
-  EXPECT_EQ(TypeOf(at_kill.back()), "assistant_message");
-  EXPECT_EQ(Count(at_kill, "tool_started"), 0);
+  EXPECT_EQ(TypeOf(at_kill.back()), "tool_started");
+  EXPECT_EQ(Count(at_kill, "tool_started"), 1);
   EXPECT_EQ(Count(first, "tool_started"), 1);
   EXPECT_EQ(Count(first, "tool_finished"), 0);
 
@@ -184,7 +184,7 @@ TEST(CrashSlowToolTest, KilledDuringASlowToolCallTheResumeRunsItOnceMoreAndTheEv
   ASSERT_TRUE(stored.ok());
   for (const RunEvent& e : *stored) seqs.push_back(e.seq);
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], static_cast<int64_t>(i + 1));
-  EXPECT_EQ(Count(after, "tool_started"), 1);  // the killed process's was never kept
+  EXPECT_EQ(Count(after, "tool_started"), 2);  // the killed process's call, and the resumed one's
   EXPECT_EQ(Count(after, "tool_finished"), 1);
   EXPECT_EQ(TypeOf(after.back()), "run_finished");
   testing::ProcessResult shown = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--events", "--store", store});

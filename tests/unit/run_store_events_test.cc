@@ -221,7 +221,7 @@ TEST(RunStoreEventsTest, EventsFollowCheckpointsAndTheEndInOrderAndGoWithTheirRu
   EXPECT_TRUE(store.IntegrityCheck().ok());
 }
 
-TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointWithoutDeltasAndPassesAllOn) {
+TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointOrWaitWithoutDeltasAndPassesAllOn) {
   testing::TempDir dir;
   Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
@@ -234,12 +234,15 @@ TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointWithoutDeltasAndPas
 
   hook(StateAt("run_rec", 0));  // the run's first checkpoint adds it
   sink({.type = EventType::kRunStarted, .data = Json{{"model", "m"}}});
+  // Nothing is written per event: the store has none until a checkpoint...
+  EXPECT_TRUE(store->Events("run_rec").value().empty());
+  // ...or a wait starts (a model request, a tool's start): then at once.
   sink({.type = EventType::kModelRequest, .step = 1});
+  EXPECT_EQ(store->Events("run_rec").value().size(), 2u);
   sink({.type = EventType::kModelDelta, .step = 1, .text = "The ans"});
   sink({.type = EventType::kModelDelta, .step = 1, .text = "wer"});
   sink({.type = EventType::kAssistantMessage, .step = 1, .text = "The answer"});
-  // Nothing is written per event: the store has none until a checkpoint.
-  EXPECT_TRUE(store->Events("run_rec").value().empty());
+  EXPECT_EQ(store->Events("run_rec").value().size(), 2u);
   hook(StateAt("run_rec", 1));
   Result<std::vector<RunEvent>> after = store->Events("run_rec");
   ASSERT_TRUE(after.ok());
