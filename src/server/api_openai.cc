@@ -27,6 +27,7 @@
 // error.type added for OpenAI clients.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -159,8 +160,15 @@ struct Completion : std::enable_shared_from_this<Completion> {
   std::string pending;               // reasoning before the stream opened
   bool ended = false;
 
-  // The run is stored: register it for cancel, open the stream.
+  // Queued: in ApiState::live under a ticket, so a shutdown stops it before it starts.
+  std::string Ticket() const { return "queued:chatcmpl:" + std::to_string(reinterpret_cast<uintptr_t>(this)); }
+  void Queued() {
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->live[Ticket()] = tracked;
+  }
+  // The run is stored: under its id instead (cancel by id), the stream opened.
   void Started(const std::string& run) {
+    Untrack(Ticket());
     {
       std::lock_guard<std::mutex> lock(state->mu);
       state->live[run] = tracked;
@@ -389,8 +397,13 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   c->tracked->app = app;
   c->tracked->queued = std::chrono::steady_clock::now();
   auto holder = std::make_shared<std::unique_ptr<service::PreparedAppRun>>(std::move(*prepared));
+  c->Queued();
   const bool queued = s.Enqueue([c, holder] {
     ApiState& st = *c->state;
+    if (c->cancel.cancelled()) {  // stopped while queued (a shutdown): it never starts
+      c->Untrack(c->Ticket());
+      return c->Finish("The server stopped before this run could start; nothing was run.", Json::object());
+    }
     ++st.runs_started;
     const auto started = std::chrono::steady_clock::now();
     service::AppRunResult r;
@@ -413,6 +426,7 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
       std::lock_guard<std::mutex> lock(c->mu);
       r.run_id = c->run_id;
     }
+    c->Untrack(c->Ticket());  // a run that ended before it was stored
     if (!r.run_id.empty()) c->Untrack(r.run_id);
     ++st.runs_ended;
     st.metrics.Observe(kMetricRunSeconds, {c->app},
@@ -420,7 +434,10 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     st.metrics.Increment("medreact_chat_completions_total", {c->model, r.status.empty() ? "error" : r.status});
     c->Finish(FinalText(st, r), r.usage);
   });
-  if (!queued) return ex->Respond(FacadeError(ErrorResponse("unavailable", "the run queue is full; retry later")));
+  if (!queued) {
+    c->Untrack(c->Ticket());
+    return ex->Respond(FacadeError(ErrorResponse("unavailable", "the run queue is full; retry later")));
+  }
 }
 
 }  // namespace medreact::server

@@ -313,6 +313,35 @@ TEST(ServerOpenAiTest, AStreamAlwaysEndsWithTheFinishAndDoneWhenTheRunIsCancelle
   EXPECT_THAT(DeltaText(ended, "content"), HasSubstr("The run failed"));
 }
 
+TEST(ServerOpenAiTest, AtShutdownTheRunningCompletionStopsAndAQueuedOneNeverStarts) {
+  ScriptedServer model(Json{{"responses", Json::array({Json{{"hang_ms", 30000}}, Answer("never asked")})}});
+  ServeOptions o = WithModel(model);
+  o.max_concurrent_runs = 1;
+  ServeFixture srv(o);
+  auto ask = [&] { srv.Post("/v1/chat/completions", DumpJson(Body("medreact-chat", "What is 2+2?"))); };
+  std::thread first(ask);
+  for (int i = 0; i < 2000 && StoredRuns(srv) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(StoredRuns(srv), 1u);
+  std::thread second(ask);
+  int64_t waiting = 0;
+  for (int i = 0; i < 2000 && waiting == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto ready = srv.Get("/readyz");
+    if (ready) waiting = IntegerOr(ServeFixture::JsonOf(ready), "runs_queued", 0);
+  }
+  ASSERT_EQ(waiting, 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  srv.server().Stop(10);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  first.join();
+  second.join();
+  Result<std::vector<RunRecord>> runs = srv.store()->List({});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);  // the queued one was never stored
+  EXPECT_EQ(runs->front().status, "interrupted");
+  EXPECT_EQ(model.chat_requests(), 1u);
+}
+
 TEST(ServerOpenAiTest, TitleTagsAndFollowUpPromptsAreAnsweredWithoutARun) {
   ScriptedServer model(Json{{"responses", Json::array({Answer("unused")})}});
   ServeFixture srv(WithModel(model));
