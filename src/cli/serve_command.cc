@@ -5,6 +5,8 @@
 // use, a bad flag) exits 2 with one line. SIGINT or SIGTERM stops it: it
 // stops accepting, stops its runs (they end interrupted, resumable: the next
 // start takes them over) and exits 0.
+#include <sys/resource.h>
+
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -58,6 +60,13 @@ int RunServe(ServeFlags& flags) {
       OpenStoreForRun(flags.store, [&](const std::string& why) { store_problem = why; });
   if (!store.ok()) return Fail(store.status().message());
   if (!*store) return Fail("the server needs a run store: " + (store_problem.empty() ? "none given" : store_problem));
+  // Each event stream is a socket: lift the soft limit on open files to the
+  // hard one (often 1024 → 1048576), so a thousand streams fit.
+  struct rlimit files {};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   const CancellationToken& stop = InstallInterruptHandlers();
   server::Server srv(o, *store);
   if (Status s = srv.Start(); !s.ok()) return Fail(s.message());

@@ -98,7 +98,8 @@ void ListApps(ApiState&, const std::shared_ptr<Exchange>& ex) {
     Json j{{"name", row.name},
            {"summary", row.summary},
            {"resumable", row.resumable},
-           {"waits_for_approval", row.waits_for_approval}};
+           {"waits_for_approval", row.waits_for_approval},
+           {"inputs", row.inputs_schema}};
     if (!row.resumable) j["not_resumable_why"] = row.not_resumable_why;
     apps.push_back(std::move(j));
   }

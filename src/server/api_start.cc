@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
+#include <thread>
 #include <future>
 
 #include "core/file_io.h"
@@ -255,9 +257,44 @@ void ContinueOnPool(ApiState& s, const RunRecord& record) {
   }
 }
 
+void ResumeRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.live.count(p[0])) {
+      return ex->Respond(ErrorResponse("conflict", "run '" + p[0] + "' is running in this server"));
+    }
+  }
+  // The service's checks: it exists, its app can be resumed, its status
+  // allows it (a paused run is decided, not resumed), and the lease.
+  Result<RunRecord> run = s.service.PrepareResume(p[0]);
+  if (!run.ok()) return ex->Respond(StatusResponse(run.status()));
+  ContinueOnPool(s, *run);
+  ex->Respond(JsonResponse(202, Json{{"run_id", p[0]}, {"status", "resuming"},
+                                     {"links", {{"events", "/v1/runs/" + p[0] + "/events"}}}}));
+}
+
+namespace {
+// The runs a stopping server cut (they ended interrupted), for the next start.
+std::string StoppedFile(const ApiState& s) { return s.service.store()->path() + ".serve-stopped.json"; }
+}  // namespace
+
 std::vector<std::string> Api::TakeOverOrphans() {
   ApiState& s = *state_;
   std::vector<std::string> taken;
+  // The runs the last stop cut: interrupted by the server, not by a person.
+  if (Result<std::string> text = ReadUserFile(StoppedFile(s), "the stopped runs", 1 << 20); text.ok()) {
+    Result<Json> ids = ParseJson(*text);
+    for (const Json& id : ids.ok() && ids->is_array() ? *ids : Json::array()) {
+      if (!id.is_string()) continue;
+      Result<RunRecord> claimed = s.service.PrepareResume(id.get<std::string>());
+      if (!claimed.ok()) continue;
+      ContinueOnPool(s, *claimed);
+      taken.push_back(claimed->id);
+    }
+    std::remove(StoppedFile(s).c_str());
+  }
+  // Worklists first: their cut cases are theirs to go on with.
+  for (std::string& id : ResumeWorklists(s)) taken.push_back(std::move(id));
   Result<std::vector<RunRecord>> orphans = service::RunsToTakeOver(s.service);
   if (!orphans.ok()) return taken;
   for (const RunRecord& run : *orphans) {
@@ -271,13 +308,18 @@ std::vector<std::string> Api::TakeOverOrphans() {
 
 void Api::StopRuns(double seconds) {
   ApiState& s = *state_;
+  s.stopping = true;
+  Json cut = Json::array();
   {
     std::lock_guard<std::mutex> lock(s.mu);
     for (auto& [id, run] : s.live) {
+      if (id.rfind("queued:", 0) != 0) cut.push_back(id);
       run->cancel.Cancel();
       s.service.Cancel(id);
     }
+    for (auto& [id, w] : s.worklists) w->cancel.Cancel();
   }
+  if (!cut.empty()) WriteFileAtomic(StoppedFile(s), DumpJson(cut) + "\n");
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
     if (s.executing == 0 && s.queued == 0) break;

@@ -33,6 +33,19 @@ struct ServerRun {
   std::chrono::steady_clock::time_point queued;
 };
 
+// A worklist this server runs (api_worklists.cc); guarded by ApiState::mu.
+struct ServerWorklist {
+  std::string id;
+  std::string dir;     // the cases' folder
+  std::string folder;  // <store>.worklists/<id>
+  std::string status = "running";  // running | finished | interrupted
+  std::string created_at;
+  int concurrency = 4;
+  size_t total = 0, done = 0, failed = 0;
+  Json cases = Json::array();  // the cases finished so far
+  CancellationToken cancel;
+};
+
 struct ApiState : std::enable_shared_from_this<ApiState> {
   ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, EventHub& h);
 
@@ -47,7 +60,9 @@ struct ApiState : std::enable_shared_from_this<ApiState> {
   std::atomic<int> queued{0};
   std::mutex mu;
   std::map<std::string, std::shared_ptr<ServerRun>> live;  // by run id; guarded by mu
+  std::map<std::string, std::shared_ptr<ServerWorklist>> worklists;  // by id; guarded by mu
   std::atomic<int> executing{0};
+  std::atomic<bool> stopping{false};  // the server is stopping: what it cuts is gone on with at the next start
   std::function<HttpEngineStats()> engine_stats;  // the engine's counters, for /metrics
   MetricsRegistry metrics;
   int64_t dropped_seen = 0;  // the engine's slow-stream drops already counted; guarded by mu
@@ -82,6 +97,10 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ListApps(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 std::string RenderMetrics(ApiState& s);
+void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+// Goes on with the worklists an earlier start left running; their ids.
+std::vector<std::string> ResumeWorklists(ApiState& s);
 // The OpenAI-compatible facade (api_openai.cc).
 void ListModels(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowModel(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
@@ -90,6 +109,7 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 // Goes on with a run whose decisions are all taken, or whose owner died,
 // on the run pool.
 void ContinueOnPool(ApiState& s, const RunRecord& run);
+void ResumeRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 
 }  // namespace medreact::server
 

@@ -181,16 +181,7 @@ TriageRan RunTriagePrepared(RunService& service, std::unique_ptr<PreparedTriage>
   } else if (recorder) {
     // The rules planner's run, or the base priority alone (record_always):
     // stored as it ended, the result as its final fields.
-    RunResult end;
-    end.status = out.outcome.status;
-    end.answer = DumpJson(out.outcome.result);
-    if (Result<Json> fields = ParseJson(end.answer); fields.ok()) end.final_fields = std::move(*fields);
-    end.answer_accepted = true;
-    if (out.outcome.trace) end.trace = *out.outcome.trace;
-    if (end.trace.run_id.empty()) end.trace.run_id = "run_" + MintToolCallId().substr(5, 16);
-    end.steps = static_cast<int>(end.trace.steps.size());
-    for (const StepRecord& step : end.trace.steps) end.tool_calls += static_cast<int>(step.tool_results.size());
-    end.usage = end.trace.usage;
+    RunResult end = TriageAsEndedRun(out.outcome);
     const bool interrupted = hooks.cancel.cancelled() && end.status == RunStatus::kError;
     recorder->Finish(end, interrupted);
     out.status = StoredRunStatus(end, interrupted);
@@ -238,8 +229,12 @@ Result<std::unique_ptr<PreparedWorklist>> PrepareWorklist(const RunService& serv
   options.make_model = plan->make_model;
   options.triage = plan->config;
   if (plan->make_model) {
-    options.store = service.store();  // only a model's investigations are recorded
+    options.store = service.store();  // a model's investigations are recorded
     options.model_identity = plan->stored_model;
+  }
+  if (start.settings.record_always && service.store()) {
+    options.store = service.store();  // and with record_always every case (the server)
+    options.record_always = true;
   }
   return prepared;
 }

@@ -214,6 +214,35 @@ TEST(ServerApiTest, OneStreamFollowsManyRunsWithStoreWideIds) {
   EXPECT_THAT(Ids(after), ElementsAre("3", "4"));
 }
 
+TEST(ServerApiTest, IdleStreamsGetHeartbeatCommentsAndARetry) {
+  ServeFixture srv({.heartbeat_s = 0.2, .sse_retry_ms = 1500});
+  StoredRun(*srv.store(), "run_h", "chat", 1, "");
+  httplib::Client c("127.0.0.1", srv.port());
+  c.set_read_timeout(5, 0);
+  std::string text;
+  c.Get("/v1/runs/run_h/events", [&](const char* data, size_t n) {
+    text.append(data, n);
+    return text.find(": keep-alive\n\n") == std::string::npos;
+  });
+  EXPECT_EQ(text.rfind("retry: 1500\n\n", 0), 0u) << text;
+  EXPECT_THAT(text, HasSubstr("id: 1\n"));
+  EXPECT_THAT(text, HasSubstr(": keep-alive\n\n"));
+}
+
+TEST(ServerApiTest, TheAppsListTheirInputsAsJsonSchemas) {
+  ServeFixture srv;
+  Json apps = ServeFixture::JsonOf(srv.Get("/v1/apps"))["apps"];
+  ASSERT_TRUE(apps.is_array());
+  bool triage = false;
+  for (const Json& a : apps) {
+    if (a["name"] != "triage") continue;
+    triage = true;
+    EXPECT_EQ(a["inputs"]["type"], "object");
+    EXPECT_TRUE(a["inputs"]["properties"].contains("findings")) << a.dump();
+  }
+  EXPECT_TRUE(triage);
+}
+
 TEST(ServerApiTest, ArtifactsAreServedWithTheirContentType) {
   ServeFixture srv;
   service::RunImageFolder folder(service::RunImageFolder::ForStore(srv.store_path()));

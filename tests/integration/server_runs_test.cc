@@ -86,7 +86,9 @@ TEST(ServerRunsTest, ATriageStartsFromAFileUnderAnInputRootAndFromAnUpload) {
   EXPECT_EQ(kept.rfind(srv.store_path() + ".uploads/", 0), 0u) << kept;  // the name made safe, inside the folder
   EXPECT_THAT(kept, HasSubstr("fhir.json"));
   EXPECT_EQ(kept.find(".."), std::string::npos);
-  EXPECT_EQ(done["run"]["result"]["final_priority"], second["run"]["result"]["final_priority"]);
+  // The triage's contract is the run's final fields: PE on warfarin is P1.
+  EXPECT_EQ(done["run"]["result"]["final_fields"]["priority_level"], 1) << done.dump();
+  EXPECT_EQ(second["run"]["result"]["final_fields"]["priority_level"], 1) << second.dump();
 }
 
 TEST(ServerRunsTest, BadBodiesAreRefusedWithTheirFieldAndNothingIsStored) {
@@ -231,6 +233,101 @@ TEST(ServerRunsTest, ACancelWhileAToolHangsStopsTheRunWithinTwoSecondsAndNothing
   EXPECT_EQ(chat_after, 0u);
   ExpectError(srv.Post("/v1/runs/" + id + "/cancel", ""), 409, "conflict");
   mock.Stop();
+}
+
+}  // namespace
+}  // namespace medreact::server
+
+namespace medreact::server {
+namespace {
+
+TEST(ServerWorklistsTest, AFolderUnderARootAndUploadedCasesAreTriagedAndSortedByPriority) {
+  ServeFixture srv({.input_roots = {MEDREACT_SOURCE_DIR + "/examples"}});
+  auto r = srv.Post("/v1/worklists", DumpJson(Json{{"dir", MEDREACT_SOURCE_DIR + "/examples/worklist"},
+                                                    {"concurrency", 2}}));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const std::string id = StringOr(Body(r)["worklist"], "id");
+  ASSERT_EQ(r->get_header_value("location"), "/v1/worklists/" + id);
+  Json w;
+  for (int i = 0; i < 400; ++i) {
+    w = Body(srv.Get("/v1/worklists/" + id))["worklist"];
+    if (StringOr(w, "status") != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(w["status"], "finished") << w.dump();
+  EXPECT_EQ(w["cases_total"], 14);
+  ASSERT_EQ(w["cases"].size(), 14u) << w.dump();
+  int64_t last = 0;
+  for (const Json& c : w["cases"]) {
+    const int64_t p = IntegerOr(c, "priority_level", 99);
+    EXPECT_GE(p, last) << w.dump();  // priority 1 first
+    last = p;
+    EXPECT_FALSE(StringOr(c, "run_id").empty()) << c.dump();  // every case a stored run
+  }
+  EXPECT_EQ(w["cases"][0]["priority_level"], 1);
+
+  // Uploaded cases: one case, two files.
+  httplib::Client c("127.0.0.1", srv.port());
+  const std::string dir = MEDREACT_SOURCE_DIR + "/examples/worklist/02-stroke-on-aspirin";
+  auto up = c.Post("/v1/worklists", httplib::MultipartFormDataItems{
+                                        {"p1/fhir.json", testing::ReadFileOrEmpty(dir + "/fhir.json"), "fhir.json", ""},
+                                        {"p1/findings.txt", testing::ReadFileOrEmpty(dir + "/findings.txt"),
+                                         "findings.txt", ""}});
+  ASSERT_TRUE(up);
+  ASSERT_EQ(up->status, 201) << up->body;
+  const std::string id2 = StringOr(Body(up)["worklist"], "id");
+  for (int i = 0; i < 400; ++i) {
+    w = Body(srv.Get("/v1/worklists/" + id2))["worklist"];
+    if (StringOr(w, "status") != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(w["cases"].size(), 1u) << w.dump();
+  EXPECT_EQ(w["cases"][0]["case"], "p1");
+  // Bad ones.
+  ExpectError(srv.Post("/v1/worklists", DumpJson(Json{{"dir", "/etc"}})), 400, "bad_request", "dir");
+  ExpectError(srv.Post("/v1/worklists", DumpJson(Json{{"dir", MEDREACT_SOURCE_DIR + "/examples"}, {"x", 1}})), 400,
+              "bad_request", "x");
+  auto bad = c.Post("/v1/worklists", httplib::MultipartFormDataItems{{"../p1/fhir.json", "{}", "f", ""}});
+  ExpectError(bad, 400, "bad_request", "../p1/fhir.json");
+  ExpectError(srv.Get("/v1/worklists/wl_nope"), 404, "not_found");
+}
+
+TEST(ServerStopTest, RunsCutByAStopAreGoneOnWithAtTheNextStart) {
+  // A chat whose second model turn waits long: the stop cuts it mid-run.
+  Json script{{"select", "by_turn"},
+              {"responses", Json::array({CalcCall("c1", "2+2"),
+                                         Json{{"delay_ms", 3000}, {"message", {{"content", "It is 4."}}}}})}};
+  testing::ScriptedServer model(script);
+  testing::TempDir dir;
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+  ASSERT_TRUE(opened.ok());
+  std::shared_ptr<RunStore> store(std::move(*opened));
+  std::string id;
+  {
+    ServeFixture srv({.model = {.url = model.url(), .name = "mock", .max_retries = 0}}, store);
+    auto r = srv.Post("/v1/runs", DumpJson(Json{{"app", "chat"},
+                                                 {"inputs", {{"message", "What is 2+2?"}, {"packs", {"util"}}}}}));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+    id = StringOr(Body(r)["run"], "id");
+    srv.ReadEvents("/v1/runs/" + id + "/events", {}, [](const auto& g) {
+      return std::count_if(g.begin(), g.end(), [](const SseEvent& e) { return e.event == "model_request"; }) >= 2;
+    });
+  }  // the server stops: the run ends interrupted
+  EXPECT_EQ(store->Get(id).value().status, "interrupted");
+  ServeFixture again({.model = {.url = model.url(), .name = "mock", .max_retries = 0}}, store);
+  EXPECT_EQ(again.server().taken_over(), std::vector<std::string>{id});
+  Json done;
+  for (int i = 0; i < 400; ++i) {
+    done = Body(again.Get("/v1/runs/" + id));
+    if (StringOr(done["run"], "status") == "finished") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(done["run"]["status"], "finished") << done.dump();
+  EXPECT_THAT(DumpJson(done["run"]["result"]), HasSubstr("It is 4."));
+  // A run a person cancelled is not taken over, but may be resumed.
+  ExpectError(again.Post("/v1/runs/" + id + "/resume", ""), 409, "conflict");  // finished
 }
 
 }  // namespace

@@ -116,6 +116,20 @@ TriageOutcome Triage(std::shared_ptr<const FhirStore> store, const TriageCase& c
 
 }  // namespace
 
+RunResult TriageAsEndedRun(const TriageOutcome& outcome) {
+  RunResult end;
+  end.status = outcome.status;
+  end.answer = DumpJson(outcome.result);
+  if (Result<Json> fields = ParseJson(end.answer); fields.ok()) end.final_fields = std::move(*fields);
+  end.answer_accepted = true;
+  if (outcome.trace) end.trace = *outcome.trace;
+  if (end.trace.run_id.empty()) end.trace.run_id = "run_" + MintToolCallId().substr(5, 16);
+  end.steps = static_cast<int>(end.trace.steps.size());
+  for (const StepRecord& step : end.trace.steps) end.tool_calls += static_cast<int>(step.tool_results.size());
+  end.usage = end.trace.usage;
+  return end;
+}
+
 TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase& case_, const TriageConfig& config) {
   return Triage(std::move(store), case_, config, nullptr);
 }

@@ -83,6 +83,12 @@ struct TriageOutcome {
   std::optional<RunResult> model_run;
 };
 
+// A triage no model investigated (the rules planner, or the base priority
+// alone) as a run that ended, for a run store that records every triage:
+// its status, the result as its answer and final fields, its trace (a run
+// id minted when it has none), steps, tool calls and usage.
+RunResult TriageAsEndedRun(const TriageOutcome& outcome);
+
 // REQUIRES: store non-null, case_.findings not blank, base_priority in 1..3
 // when set (callers validate input and report it as bad input).
 TriageOutcome RunTriage(std::shared_ptr<const FhirStore> store, const TriageCase& case_, const TriageConfig& config);

@@ -179,6 +179,21 @@ WorklistCaseResult TriageOne(const CaseRun& run, const std::string& name, Triage
         recorded.interrupted = config.cancel.cancelled() && triaged.model_run->status == RunStatus::kError;
         recorded.recorder = std::move(recorder);
         recorded.result = std::move(triaged.model_run);
+      } else if (!recorder && options.store && options.record_always) {
+        // No model investigated: stored as it ended, with the case's inputs.
+        TriageInputs inputs = MakeTriageInputs(loaded->record_path, loaded->as_of, loaded->triage, config);
+        inputs.worklist_dir = run.dir;
+        inputs.case_name = name;
+        inputs.out_dir = options.out_dir;
+        inputs.digest = run.digest;
+        auto warn = run.warn;
+        recorded.recorder = std::make_unique<RunRecorder>(
+            options.store,
+            RunRecord{.app = "triage", .inputs = TriageInputsToJson(inputs), .model = options.model_identity},
+            [warn, name](const std::string& w) { warn("case '" + name + "': " + w); });
+        recorded.result = TriageAsEndedRun(triaged);
+        if (triaged.trace) triaged.trace->run_id = recorded.result->trace.run_id;
+        recorded.interrupted = config.cancel.cancelled() && triaged.status == RunStatus::kError;
       }
       out.ok = true;
       out.resumed = state.has_value();

@@ -85,6 +85,9 @@ struct WorklistOptions {
   bool resume = false;
   // Where each case's model investigation is recorded; null = nowhere. Default: null
   std::shared_ptr<RunStore> store;
+  // Record every case in `store`, the rules planner's too (stored as it
+  // ended: TriageAsEndedRun). Default: false (only a model's investigation)
+  bool record_always = false;
   // The model as the store keeps it (never an API key): stored with each run
   // and part of each case's digest. Default: {}
   Json model_identity = Json::object();

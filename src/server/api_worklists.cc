@@ -1,0 +1,277 @@
+// Worklists through the server (Sentinel-X's queue): POST /v1/worklists
+// with a folder of cases under an input root, or the cases uploaded
+// (multipart parts named CASE/fhir.json, CASE/findings.txt, CASE/case.json);
+// GET /v1/worklists/{id} for its status, cases sorted by final priority then
+// waiting time as they finish. A worklist keeps its folder beside the store
+// (<store>.worklists/<id>/: server.json, the uploaded cases, out/ with each
+// case's result and the worklist's state), so its status survives a restart
+// and a worklist cut by a crash is gone on with at the next start (its
+// finished cases skipped, its cut model runs resumed).
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <random>
+
+#include "core/file_io.h"
+#include "core/printable.h"
+#include "server/api_state.h"
+#include "server/multipart.h"
+#include "service/app_inputs.h"
+#include "service/triage_runs.h"
+
+namespace medreact::server {
+namespace {
+
+std::string NewWorklistId() {
+  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device rd;
+  std::string id = "wl_";
+  for (int i = 0; i < 16; ++i) id += kAlphabet[rd() % (sizeof kAlphabet - 1)];
+  return id;
+}
+
+bool IsWorklistId(const std::string& id) {
+  if (id.size() != 19 || id.rfind("wl_", 0) != 0) return false;
+  return std::all_of(id.begin() + 3, id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+}
+
+std::string WorklistsDir(const ApiState& s) { return s.service.store()->path() + ".worklists"; }
+
+Json CaseJson(const WorklistCaseResult& c, const RunStore& store) {
+  Json j{{"case", c.name}, {"ok", c.ok}, {"elapsed_ms", c.elapsed_ms}};
+  if (!c.ok) {
+    j["error"] = c.error;
+    return j;
+  }
+  const Json result = ParseJson(c.result.dump()).value_or(Json());
+  for (const char* key : {"priority_level", "base_priority", "needs_review", "risk_adjustment", "patient_id"}) {
+    if (result.is_object() && result.contains(key)) j[key] = result[key];
+  }
+  j["status"] = RunStatusName(c.status);
+  j["fell_back"] = c.fell_back;
+  j["skipped"] = c.skipped;
+  j["resumed"] = c.resumed;
+  if (c.trace && !c.trace->run_id.empty() && store.Get(c.trace->run_id).ok()) j["run_id"] = c.trace->run_id;
+  return j;
+}
+
+// Priority 1 first, then the longest waiting (finished first), cases that failed last.
+void SortCases(Json& cases) {
+  std::stable_sort(cases.begin(), cases.end(), [](const Json& a, const Json& b) {
+    const int64_t pa = IntegerOr(a, "priority_level", 99), pb = IntegerOr(b, "priority_level", 99);
+    return pa < pb;
+  });
+}
+
+Status WriteServerFile(const ServerWorklist& w) {
+  const Json j{{"id", w.id},         {"dir", w.dir},         {"created_at", w.created_at},
+               {"status", w.status}, {"concurrency", w.concurrency}, {"cases_total", w.total},
+               {"cases_done", w.done}, {"cases_failed", w.failed}, {"cases", w.cases}};
+  return WriteFileAtomic(w.folder + "/server.json", DumpJson(j, 2) + "\n");
+}
+
+// The cases of a multipart form, written under `folder`/cases/.
+Status WriteUploadedCases(const std::vector<FormPart>& parts, const std::string& folder, std::string* field) {
+  size_t files = 0;
+  for (const FormPart& part : parts) {
+    const size_t slash = part.name.find('/');
+    const std::string name = slash == std::string::npos ? "" : part.name.substr(0, slash);
+    const std::string file = slash == std::string::npos ? "" : part.name.substr(slash + 1);
+    if (part.name == "concurrency") continue;
+    if (name.empty() || SafeUploadName(name) != name || (file != "fhir.json" && file != "findings.txt" &&
+                                                         file != "case.json")) {
+      *field = part.name;
+      return Status::InvalidArgument("form part '" + PrintableLine(part.name) +
+                                     "' is not CASE/fhir.json, CASE/findings.txt or CASE/case.json (CASE: letters, "
+                                     "digits, . _ - + ( ))");
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(folder + "/cases/" + name, ec);
+    if (ec) return Status::Unavailable("the server could not keep the uploaded cases");
+    if (Status s = WriteFileAtomic(folder + "/cases/" + name + "/" + file, part.data); !s.ok()) {
+      return Status::Unavailable("the server could not keep the uploaded cases");
+    }
+    ++files;
+  }
+  if (files == 0) {
+    *field = "body";
+    return Status::InvalidArgument("no case was uploaded");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// Runs (or goes on with) a worklist on the run pool.
+void RunWorklistOnPool(ApiState& s, const std::shared_ptr<ServerWorklist>& w,
+                       std::unique_ptr<service::PreparedWorklist> prepared) {
+  auto job = std::make_shared<std::unique_ptr<service::PreparedWorklist>>(std::move(prepared));
+  ApiState* state = &s;
+  const bool queued = s.Enqueue([state, w, job] {
+    ApiState& st = *state;
+    (*job)->options.on_case_done = [&st, w](const WorklistCaseResult& c, size_t done, size_t total) {
+      Json entry = CaseJson(c, *st.service.store());
+      std::lock_guard<std::mutex> lock(st.mu);
+      w->cases.push_back(std::move(entry));
+      w->done = done;
+      w->total = total;
+    };
+    WorklistReport report = service::RunWorklistPrepared(st.service, std::move(*job), {.cancel = w->cancel});
+    Json cases = Json::array();
+    for (const WorklistCaseResult& c : report.cases) cases.push_back(CaseJson(c, *st.service.store()));
+    std::lock_guard<std::mutex> lock(st.mu);
+    // Cut by the server's stop: still running, for the next start to go on with.
+    w->status = st.stopping ? "running" : w->cancel.cancelled() ? "interrupted" : "finished";
+    w->failed = report.failed;
+    w->cases = std::move(cases);
+    w->done = report.cases.size();
+    WriteServerFile(*w);
+  });
+  if (!queued) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    w->status = "interrupted";
+  }
+}
+
+Result<std::shared_ptr<ServerWorklist>> StartWorklist(ApiState& s, const std::string& id, const std::string& dir,
+                                                      int concurrency, bool resume, std::string* field) {
+  auto w = std::make_shared<ServerWorklist>();
+  w->id = id;
+  w->dir = dir;
+  w->folder = WorklistsDir(s) + "/" + id;
+  w->concurrency = concurrency;
+  w->created_at = StoreTimestampMillis(std::chrono::system_clock::now());
+  service::TriageSettings settings{.model = s.options.model, .record_always = true};
+  Result<std::unique_ptr<service::PreparedWorklist>> prepared = service::PrepareWorklist(
+      s.service, {.dir = dir, .out_dir = w->folder + "/out", .concurrency = concurrency, .resume = resume,
+                  .settings = settings});
+  if (!prepared.ok()) {
+    *field = "dir";
+    return prepared.status();
+  }
+  w->total = (*prepared)->cases.size();
+  if (Status st = WriteServerFile(*w); !st.ok()) return Status::Unavailable("the server could not keep the worklist");
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.worklists[id] = w;
+  }
+  RunWorklistOnPool(s, w, std::move(*prepared));
+  return w;
+}
+
+Json WorklistJson(const ServerWorklist& w) {
+  Json cases = w.cases;
+  SortCases(cases);
+  return Json{{"id", w.id},           {"status", w.status}, {"created_at", w.created_at},
+              {"cases_total", w.total}, {"cases_done", w.done}, {"cases_failed", w.failed},
+              {"cases", std::move(cases)}};
+}
+
+void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex) {
+  const HttpRequest& r = ex->request();
+  std::string field;
+  const std::string id = NewWorklistId();
+  const std::string folder = WorklistsDir(s) + "/" + id;
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  ::chmod(WorklistsDir(s).c_str(), 0700);
+  if (ec) return ex->Respond(ErrorResponse("unavailable", "the server could not make the worklist's folder"));
+  std::string dir;
+  int concurrency = 4;
+  const std::string type = r.Header("content-type");
+  if (type.rfind("multipart/form-data", 0) == 0) {
+    Result<std::vector<FormPart>> parts = ParseMultipart(type, r.body, {.max_parts = 3000,
+                                                                        .max_total_bytes = s.options.max_body_bytes});
+    if (!parts.ok()) {
+      std::filesystem::remove_all(folder, ec);
+      return ex->Respond(parts.status().code() == StatusCode::kResourceExhausted
+                             ? ErrorResponse("too_large", parts.status().message(), "body")
+                             : StatusResponse(parts.status(), "body"));
+    }
+    if (Status st = WriteUploadedCases(*parts, folder, &field); !st.ok()) {
+      std::filesystem::remove_all(folder, ec);
+      return ex->Respond(StatusResponse(st, field));
+    }
+    dir = folder + "/cases";
+  } else {
+    Result<Json> body = JsonBody(r, &field);
+    if (!body.ok()) return ex->Respond(StatusResponse(body.status(), field));
+    for (const auto& [key, value] : body->items()) {
+      if (key != "dir" && key != "concurrency") {
+        std::filesystem::remove_all(folder, ec);
+        return ex->Respond(ErrorResponse("bad_request", "unknown field '" + PrintableLine(key) + "' (dir, concurrency)",
+                                         key));
+      }
+    }
+    const Json schema{{"type", "object"},
+                      {"required", {"dir"}},
+                      {"properties",
+                       {{"dir", {{"type", "string"}, {"format", "path"}, {"minLength", 1}}},
+                        {"concurrency", {{"type", "integer"}, {"minimum", 1}, {"maximum", 16}}}}}};
+    Result<Json> resolved = service::ResolveInputPaths(schema, *body, s.options.input_roots, &field);
+    if (Status st = service::CheckAgainstSchema(schema, *body, "", &field); !st.ok() || !resolved.ok()) {
+      std::filesystem::remove_all(folder, ec);
+      if (field.rfind("inputs.", 0) == 0) field.erase(0, 7);  // the body's own key
+      if (!st.ok()) return ex->Respond(StatusResponse(st, field.empty() ? "dir" : field));
+      return ex->Respond(StatusResponse(resolved.status(), field.empty() ? "dir" : field));
+    }
+    dir = StringOr(*resolved, "dir");
+    concurrency = static_cast<int>(IntegerOr(*resolved, "concurrency", 4));
+  }
+  Result<std::shared_ptr<ServerWorklist>> w = StartWorklist(s, id, dir, concurrency, false, &field);
+  if (!w.ok()) {
+    std::filesystem::remove_all(folder, ec);
+    return ex->Respond(StatusResponse(w.status(), field));
+  }
+  Json body;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    body = WorklistJson(**w);
+  }
+  HttpResponse created = JsonResponse(201, Json{{"worklist", body}});
+  created.headers.emplace_back("location", "/v1/worklists/" + id);
+  ex->Respond(std::move(created));
+}
+
+void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  if (!IsWorklistId(p[0])) return ex->Respond(ErrorResponse("not_found", "no worklist '" + PrintableLine(p[0]) + "'"));
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.worklists.find(p[0]);
+    if (it != s.worklists.end()) return ex->Respond(JsonResponse(200, Json{{"worklist", WorklistJson(*it->second)}}));
+  }
+  // A worklist of an earlier start: its files.
+  const std::string folder = WorklistsDir(s) + "/" + p[0];
+  Result<std::string> text = ReadUserFile(folder + "/server.json", "the worklist's record", 1 << 20);
+  if (!text.ok()) return ex->Respond(ErrorResponse("not_found", "no worklist '" + p[0] + "'"));
+  Result<Json> record = ParseJson(*text);
+  if (!record.ok()) return ex->Respond(ErrorResponse("internal", "the worklist's record is damaged"));
+  ServerWorklist w{.id = p[0], .status = StringOr(*record, "status"), .created_at = StringOr(*record, "created_at")};
+  w.total = static_cast<size_t>(IntegerOr(*record, "cases_total", 0));
+  w.done = static_cast<size_t>(IntegerOr(*record, "cases_done", 0));
+  w.failed = static_cast<size_t>(IntegerOr(*record, "cases_failed", 0));
+  w.cases = record->contains("cases") && (*record)["cases"].is_array() ? (*record)["cases"] : Json::array();
+  ex->Respond(JsonResponse(200, Json{{"worklist", WorklistJson(w)}}));
+}
+
+std::vector<std::string> ResumeWorklists(ApiState& s) {
+  std::vector<std::string> resumed;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(WorklistsDir(s), ec)) {
+    const std::string id = entry.path().filename().string();
+    if (!IsWorklistId(id)) continue;
+    Result<std::string> text = ReadUserFile(entry.path().string() + "/server.json", "the worklist's record", 1 << 20);
+    if (!text.ok()) continue;
+    Result<Json> record = ParseJson(*text);
+    if (!record.ok() || StringOr(*record, "status") != "running") continue;
+    std::string field;
+    if (StartWorklist(s, id, StringOr(*record, "dir"), static_cast<int>(IntegerOr(*record, "concurrency", 4)),
+                      /*resume=*/true, &field)
+            .ok()) {
+      resumed.push_back(id);
+    }
+  }
+  return resumed;
+}
+
+}  // namespace medreact::server
