@@ -1,7 +1,8 @@
 # The two commands a newcomer needs on a fresh Debian 12 machine:
 #   make run    install what is missing, build, run the bundled example (no model server needed)
 #   make test   install what is missing, build, run every test
-# Everything comes from Debian 12 packages; nothing is downloaded from anywhere else.
+# Everything comes from Debian 12 packages; nothing else is downloaded, except one test-only
+# npm package (the openai client, pinned in tests/node/package-lock.json) when npm is there.
 #
 # Hardening (clang build in build-sanitize/: ASan + UBSan, libFuzzer targets):
 #   make test-sanitize               every test under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -56,7 +57,7 @@ SANITIZE_ENV  := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:check_i
                  LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0 \
                  ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer
 
-.PHONY: all deps deps-run configure configure-run build build-run test run bench clean \
+.PHONY: all deps deps-run node-deps configure configure-run build build-run test run bench clean \
         deps-sanitize build-sanitize test-sanitize fuzz-corpus fuzz-smoke fuzz
 
 all: build
@@ -99,7 +100,20 @@ build: configure
 build-run: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(RUN_TARGETS)
 
-test: build
+# The openai npm client the facade's test drives (tests/node, README "Dependencies"):
+# installed from the committed lock file when node_modules is missing or older than it.
+# Without npm the test that needs it is skipped, saying why.
+NODE_DIR := tests/node
+node-deps: $(NODE_DIR)/node_modules/.package-lock.json
+
+$(NODE_DIR)/node_modules/.package-lock.json: $(NODE_DIR)/package-lock.json $(NODE_DIR)/package.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix $(NODE_DIR) --no-audit --no-fund; \
+	else \
+	  echo "npm not found: the openai npm client's test (tests/node) will be skipped"; \
+	fi
+
+test: build node-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 
 run: build-run

@@ -75,6 +75,11 @@ const std::vector<Route>& Routes() {
       {"POST", "/v1/worklists", false, false,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { CreateWorklist(s, ex); }},
       {"GET", "/v1/worklists/{id}", false, false, ShowWorklist},
+      {"GET", "/v1/models", false, true,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListModels(s, ex); }},
+      {"GET", "/v1/models/{id}", false, true, ShowModel},
+      {"POST", "/v1/chat/completions", false, false,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ChatCompletions(s, ex); }},
   };
   return routes;
 }
@@ -246,6 +251,10 @@ Api::Api(const ServeOptions& options, std::shared_ptr<service::RunService> servi
   s.metrics.AddGauge("medreact_open_connections", "HTTP connections open now.");
   s.metrics.AddCounter("medreact_streams_dropped_slow_total",
                        "Event streams closed because their reader fell too far behind (it reconnects and replays).");
+  s.metrics.AddCounter("medreact_chat_completions_total",
+                       "Chat completions of the OpenAI-compatible facade, by model and how they ended (a run's status, "
+                       "or task: answered without a run).",
+                       {"model", "outcome"});
   std::weak_ptr<ApiState> weak = state_;
   s.metrics.SetGaugeCallback(kMetricRuns, [weak] {
     std::vector<GaugeSample> out;

@@ -15,7 +15,7 @@
 //   POST /v1/runs/{id}/approvals/{call_id} {"decision": "approve"|"edit"|"reject", "arguments", "reason", "reviewer"}
 //   GET  /v1/artifacts/{sha256}            an image a run kept
 //   POST /v1/worklists, GET /v1/worklists/{id}
-//   GET  /v1/models, POST /v1/chat/completions   the OpenAI-compatible facade (api_openai.cc)
+//   GET  /v1/models, /v1/models/{id}, POST /v1/chat/completions   the OpenAI-compatible facade (api_openai.cc)
 //
 // Errors: {"error": {"code": "...", "message": "...", "field": "..."}} with
 // the HTTP status of the code (ErrorResponse).

@@ -104,6 +104,10 @@ void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 // Goes on with the worklists an earlier start left running; their ids.
 std::vector<std::string> ResumeWorklists(ApiState& s);
+// The OpenAI-compatible facade (api_openai.cc).
+void ListModels(ApiState& s, const std::shared_ptr<Exchange>& ex);
+void ShowModel(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 
 // Goes on with a run whose decisions are all taken, or whose owner died,
 // on the run pool.

@@ -27,6 +27,7 @@ struct ServeOptions {
   // Where uploads are kept (created 0700). "": <store>.uploads beside the store.
   std::string upload_dir;
   size_t max_body_bytes = 64u << 20;    // a request's body, uploads included. Default: 64 MiB
+  size_t max_image_bytes = 20u << 20;   // one image of a chat completion (decoded). Default: 20 MiB
   double rate_per_second = 20;          // requests per client (address or token). Default: 20/s
   double rate_burst = 60;               // Default: 60
   int max_concurrent_runs = 4;          // runs executing at once; more wait in a queue. Default: 4
