@@ -35,6 +35,21 @@ struct Engine {
   HttpEngine engine;
 };
 
+// A raw client socket connected to the engine, with `request` sent; -1 on failure.
+int SendRaw(int port, const std::string& request) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 TEST(ServerEngineTest, AnswersRequestsWithTheirPathQueryAndHeaders) {
   Engine e([](std::shared_ptr<Exchange> ex) {
     const HttpRequest& r = ex->request();
@@ -152,14 +167,8 @@ TEST(ServerEngineTest, AReaderTooFarBehindIsCutOff) {
         }
       },
       {.stream_buffer_bytes = 1u << 20});
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(e.engine.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  const std::string req = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
-  ASSERT_EQ(::write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+  const int fd = SendRaw(e.engine.port(), "GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_GE(fd, 0);
   EXPECT_EQ(closed.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(e.engine.stats().streams_dropped_slow, 1);
   ::close(fd);
@@ -185,15 +194,9 @@ TEST(ServerEngineTest, TwoHundredOpenStreamsAndRequestsStillAnswered) {
     streams.back()->Send(": open\n\n");
   });
   std::vector<int> fds;
-  const std::string req = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
   for (int i = 0; i < 200; ++i) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(e.engine.port()));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    ASSERT_EQ(::write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+    const int fd = SendRaw(e.engine.port(), "GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_GE(fd, 0);
     fds.push_back(fd);
   }
   for (int i = 0; i < 100 && e.engine.stats().streams_open < 200; ++i) {
