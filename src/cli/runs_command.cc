@@ -356,7 +356,11 @@ int RunPrune(const PruneFlags& flags) {
        .dry_run = flags.dry_run});
   if (!pruned.ok()) return Fail(pruned.status().message());
   if (flags.json) {
-    std::cout << Printable(DumpJson(Json{{"dry_run", flags.dry_run}, {"runs", pruned->runs}, {"images", pruned->images}}, 2))
+    std::cout << Printable(DumpJson(Json{{"dry_run", flags.dry_run},
+                                         {"runs", pruned->runs},
+                                         {"images", pruned->images},
+                                         {"uploads", pruned->uploads}},
+                                    2))
               << "\n";
     return kExitOk;
   }
@@ -365,6 +369,10 @@ int RunPrune(const PruneFlags& flags) {
   if (!pruned->images.empty()) {
     std::cerr << ", " << pruned->images.size() << " image(s) no checkpoint names "
               << (flags.dry_run ? "would be removed" : "removed") << " from the run folder";
+  }
+  if (!pruned->uploads.empty()) {
+    std::cerr << ", " << pruned->uploads.size() << " upload(s) no run names "
+              << (flags.dry_run ? "would be removed" : "removed");
   }
   std::cerr << "\n";
   return kExitOk;

@@ -9,6 +9,7 @@
 #include "server/event_hub.h"
 #include "server/http_engine.h"
 #include "server/rate_limit.h"
+#include "service/run_images.h"
 #include "service/run_service.h"
 
 namespace medreact::server {
@@ -56,7 +57,7 @@ Server::~Server() { Stop(0); }
 Status Server::Start() {
   Impl& m = *impl_;
   if (Status s = CheckServeOptions(m.options); !s.ok()) return s;
-  if (m.options.upload_dir.empty()) m.options.upload_dir = m.store->path() + ".uploads";
+  if (m.options.upload_dir.empty()) m.options.upload_dir = service::UploadFolderForStore(m.store->path());
   std::error_code ec;
   std::filesystem::create_directories(m.options.upload_dir, ec);
   if (ec || ::chmod(m.options.upload_dir.c_str(), 0700) != 0) {

@@ -18,6 +18,12 @@
 
 namespace medreact::service {
 
+// The server's upload folder beside the store (<store path>.uploads): files
+// a request sent, kept 0600 by content ("<32 hex digits>-<safe name>") and
+// named by the run inputs that use them. RunService::Prune removes those no
+// remaining run names.
+inline std::string UploadFolderForStore(const std::string& store_path) { return store_path + ".uploads"; }
+
 class RunImageFolder {
  public:
   // The folder of the store at `store_path`.

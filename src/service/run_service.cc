@@ -504,22 +504,39 @@ Result<RunService::Pruned> RunService::Prune(const PruneFilter& filter) {
   namespace fs = std::filesystem;
   const fs::path folder = RunImageFolder::ForStore(store_->path());
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return out;
   const auto grace = fs::file_time_type::clock::now() - std::chrono::minutes(kImageGraceMinutes);
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+  if (fs::is_directory(folder, ec)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+      const std::string name = entry.path().filename().string();
+      // Only the folder's own files: 64 lowercase hex digits, regular, old enough.
+      if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+      if (!entry.is_regular_file(ec) || entry.last_write_time(ec) > grace || ec) continue;
+      Result<bool> named = store_->CheckpointsMention(name);
+      if (!named.ok()) return named.status();
+      if (*named) continue;
+      if (!filter.dry_run && !fs::remove(entry.path(), ec) && ec) {
+        return Status::Unavailable("removing " + entry.path().string() + " from the run folder: " + ec.message());
+      }
+      out.images.push_back(name);
+    }
+    if (ec) return Status::Unavailable("reading the run folder " + folder.string() + ": " + ec.message());
+  }
+  // The server's uploads: "<32 hex>-<name>", named by the inputs of the runs that read them.
+  const fs::path uploads = UploadFolderForStore(store_->path());
+  if (!fs::is_directory(uploads, ec)) return out;
+  for (const fs::directory_entry& entry : fs::directory_iterator(uploads, ec)) {
     const std::string name = entry.path().filename().string();
-    // Only the folder's own files: 64 lowercase hex digits, regular, old enough.
-    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;
+    if (name.size() < 34 || name[32] != '-' || name.find_first_not_of("0123456789abcdef") < 32) continue;
     if (!entry.is_regular_file(ec) || entry.last_write_time(ec) > grace || ec) continue;
-    Result<bool> named = store_->CheckpointsMention(name);
+    Result<bool> named = store_->InputsMention(name);
     if (!named.ok()) return named.status();
     if (*named) continue;
     if (!filter.dry_run && !fs::remove(entry.path(), ec) && ec) {
-      return Status::Unavailable("removing " + entry.path().string() + " from the run folder: " + ec.message());
+      return Status::Unavailable("removing " + entry.path().string() + " from the upload folder: " + ec.message());
     }
-    out.images.push_back(name);
+    out.uploads.push_back(name);
   }
-  if (ec) return Status::Unavailable("reading the run folder " + folder.string() + ": " + ec.message());
+  if (ec) return Status::Unavailable("reading the upload folder " + uploads.string() + ": " + ec.message());
   return out;
 }
 

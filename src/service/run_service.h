@@ -199,11 +199,14 @@ class RunService {
   // folder serves resumes, and a run without a checkpoint (finished, or
   // gone) is never resumed. An image written in the last
   // kImageGraceMinutes is kept whatever the checkpoints say (a run may be
-  // about to commit the checkpoint that names it). A dry run deletes nothing.
+  // about to commit the checkpoint that names it). The same for the server's
+  // upload folder (run_images.h): an upload no remaining run's inputs name,
+  // older than the grace period, is removed. A dry run deletes nothing.
   static constexpr int kImageGraceMinutes = 10;
   struct Pruned {
-    std::vector<std::string> runs;    // the runs deleted (or that would be)
-    std::vector<std::string> images;  // the image files deleted (or that would be), by hash
+    std::vector<std::string> runs;     // the runs deleted (or that would be)
+    std::vector<std::string> images;   // the image files deleted (or that would be), by hash
+    std::vector<std::string> uploads;  // the server's uploads no run names any more (UploadFolderForStore)
   };
   Result<Pruned> Prune(const PruneFilter& filter);
 

@@ -253,6 +253,8 @@ class RunStore {
   // Whether any run's latest checkpoint holds `text` (in its stored state:
   // an app's own part included), e.g. an image's hash a resume needs.
   Result<bool> CheckpointsMention(const std::string& text) const;
+  // Whether any run's stored inputs hold `text` (e.g. an upload's file name).
+  Result<bool> InputsMention(const std::string& text) const;
   // PRAGMA integrity_check: OK, or FailedPrecondition with its findings.
   Status IntegrityCheck() const;
 

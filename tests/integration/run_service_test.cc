@@ -24,6 +24,7 @@
 #include "mockllm/mock_server.h"
 #include "testing/scripted_server.h"
 #include "service/app_table.h"
+#include "service/run_images.h"
 #include "service/run_service.h"
 #include "store/run_store.h"
 #include "testing/subprocess.h"
@@ -508,6 +509,37 @@ TEST(RunServiceTest, PruneRemovesTheImagesNoCheckpointNamesAndKeepsTheRest) {
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->images, (std::vector<std::string>{needed}));
   EXPECT_FALSE(fs::exists(folder / needed));
+}
+
+TEST(RunServiceTest, PruneRemovesTheUploadsNoRunNamesAfterTheGracePeriod) {
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  const std::string store_path = dir.File("runs.sqlite");
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(store_path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto store = std::shared_ptr<RunStore>(std::move(*opened));
+  const fs::path folder = UploadFolderForStore(store_path);
+  fs::create_directories(folder);
+  const std::string used = std::string(32, 'a') + "-fhir.json", orphan = std::string(32, 'b') + "-fhir.json",
+                    fresh = std::string(32, 'c') + "-note.txt";
+  ASSERT_TRUE(store->CreateRun({.id = "run_t", .app = "triage",
+                                .inputs = Json{{"fhir", (folder / used).string()}}, .status = "finished"}).ok());
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (const std::string& name : {used, orphan, fresh, std::string("other.txt")}) {
+    std::ofstream(folder / name) << "{}";
+    if (name != fresh) fs::last_write_time(folder / name, old);
+  }
+  RunService service(store);
+  Result<RunService::Pruned> done = service.Prune({.statuses = {"error"}});  // no run goes
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->uploads, (std::vector<std::string>{orphan}));
+  EXPECT_FALSE(fs::exists(folder / orphan));
+  EXPECT_TRUE(fs::exists(folder / used));
+  EXPECT_TRUE(fs::exists(folder / fresh));       // within the grace period
+  EXPECT_TRUE(fs::exists(folder / "other.txt"));  // not the folder's own kind of name
+  Result<RunService::Pruned> all = service.Prune({.statuses = {"finished"}});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->uploads, (std::vector<std::string>{used}));
 }
 
 }  // namespace
