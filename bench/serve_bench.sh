@@ -9,6 +9,8 @@
 #   CLIENTS=4 SECS=10 STREAMS=1000 RATE=10 RUNS=200 bash bench/serve_bench.sh build
 #   ONLY=streams bash bench/serve_bench.sh      # one of: create-triage create-chat streams overhead
 #   RAW=1 ...                                   # also every key/value the tool printed
+#   PERF_OUT=/tmp/serve.perf ONLY=streams ...   # also a perf profile of the server (/tmp/serve.perf.streams)
+#   MEDREACT=/tmp/medreact-patched ...          # the server from another binary (A/B of a change)
 #
 # The chat: one calculator call, then the answer (2 model calls, 1 tool call).
 # The triage: the rules planner (no model) on examples/worklist/01-pe-on-warfarin.
@@ -19,7 +21,8 @@ build="$(cd "${1:-$root/build}" && pwd)"
 clients="${CLIENTS:-4}" secs="${SECS:-10}" streams="${STREAMS:-1000}" rate="${RATE:-10}" runs="${RUNS:-200}"
 max_runs="${MAX_RUNS:-4}" only="${ONLY:-}"
 load="$build/medreact_serve_load"
-for b in "$build/medreact" "$build/medreact-mock-llm" "$load"; do
+medreact="${MEDREACT:-$build/medreact}"   # MEDREACT=PATH: another server binary (an A/B of a change)
+for b in "$medreact" "$build/medreact-mock-llm" "$load"; do
   [ -x "$b" ] || { echo "missing $b: run make build first" >&2; exit 1; }
 done
 
@@ -58,7 +61,7 @@ PY
 # start_server NAME: a fresh server on a fresh store; sets $server and $port.
 start_server() {
   rm -f "$tmp/$1.port"
-  "$build/medreact" serve --port 0 --port-file "$tmp/$1.port" --store "$tmp/$1.sqlite" --no-access-log \
+  "$medreact" serve --port 0 --port-file "$tmp/$1.port" --store "$tmp/$1.sqlite" --no-access-log \
     --llm-url "$llm" --model mock --max-retries 0 --max-runs "$max_runs" --input-root "$root/examples" \
     --rate 1000000 --burst 1000000 >"$tmp/$1.log" 2>&1 &
   server=$!
@@ -69,6 +72,12 @@ start_server() {
 stop_server() {
   kill "$server" && wait "$server" || true
   server=
+}
+# profile MODE: with PERF_OUT=PREFIX, a perf profile (call graphs) of the server
+# in PREFIX.MODE, until it stops.
+profile() {
+  [ -n "${PERF_OUT:-}" ] || return 0
+  perf record -q -g -p "$server" -o "$PERF_OUT.$1" >/dev/null 2>&1 &
 }
 # get KEY FILE: the value the tool printed for KEY.
 get() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
@@ -94,6 +103,7 @@ done
 
 if want streams; then
   start_server streams
+  profile streams
   "$load" streams --port "$port" --streams "$streams" --rate "$rate" --seconds "$secs" --server-pid "$server" \
     --body-file "$tmp/chat.json" --path "/v1/events?app=chat" > "$tmp/streams.out"
   stop_server
@@ -114,6 +124,7 @@ fi
 
 if want overhead; then
   start_server overhead
+  profile overhead
   "$load" overhead --port "$port" --runs "$runs" --server-pid "$server" --body-file "$tmp/chat.json" \
     --llm-url "$llm" --store "$tmp/inproc.sqlite" > "$tmp/overhead.out"
   stop_server
