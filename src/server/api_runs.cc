@@ -53,7 +53,21 @@ void Follow(ApiState& s, const std::shared_ptr<Exchange>& ex, Subscription sub, 
   ApiState* state = &s;
   sub.deliver = [stream, ids_by_seq, state](const StoreEvent& e) {
     ++state->events_streamed;
-    return stream->Send(SseMessage(e, ids_by_seq ? e.event.seq : e.cursor));
+    // The hub's pump is the one caller: an event's message is formatted once
+    // for all the streams it goes to (the same run's numbers, or the same
+    // store position), not once per stream.
+    struct Last {
+      std::string run_id;
+      int64_t key = -1;
+      bool by_seq = false;
+      std::string text;
+    };
+    thread_local Last last;
+    const int64_t key = ids_by_seq ? e.event.seq : e.cursor;
+    if (last.key != key || last.by_seq != ids_by_seq || (ids_by_seq && last.run_id != e.run_id)) {
+      last = {.run_id = e.run_id, .key = key, .by_seq = ids_by_seq, .text = SseMessage(e, key)};
+    }
+    return stream->Send(last.text);
   };
   sub.heartbeat = [stream] { return stream->Send(": keep-alive\n\n"); };
   sub.ended = [stream, run = sub.runs.empty() ? std::string() : sub.runs.front()](const std::string& status) {

@@ -65,7 +65,8 @@ struct HttpEngine::Impl::Session : std::enable_shared_from_this<Session> {
   bool writing = false;
   bool ending = false;  // Close() asked: the last chunk after the queue
   std::deque<std::string> queue;
-  size_t queued_bytes = 0;
+  std::string in_flight;    // what the write under way sends (the queue joined)
+  size_t queued_bytes = 0;  // queued or in flight, framing included
   std::array<char, 512> sink{};  // what a streaming client sends (ignored; its end closes the stream)
   std::atomic<bool> closed{false};
   std::mutex close_mu;
@@ -118,14 +119,15 @@ struct HttpEngine::Impl::Session : std::enable_shared_from_this<Session> {
 
   void Queue(std::string data) {
     if (closed) return;
-    queued_bytes += data.size();
+    char size[32];
+    const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    std::string chunk = std::string(size, static_cast<size_t>(n)) + data + "\r\n";
+    queued_bytes += chunk.size();
     if (queued_bytes > engine->options.stream_buffer_bytes) {
       ++engine->dropped_slow;
       return Shutdown();
     }
-    char size[32];
-    const int n = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-    queue.push_back(std::string(size, static_cast<size_t>(n)) + data + "\r\n");
+    queue.push_back(std::move(chunk));
     WriteNext();
   }
 
@@ -147,12 +149,19 @@ struct HttpEngine::Impl::Session : std::enable_shared_from_this<Session> {
       });
       return;
     }
+    // Everything queued in one write: one system call and one completion for
+    // all the messages a stream got since its last write (a busy stream's
+    // cost per message was its own write, completion and strand post).
     writing = true;
-    net::async_write(stream, net::buffer(queue.front()), [self = shared_from_this()](beast::error_code ec, size_t n) {
+    in_flight.clear();
+    while (!queue.empty()) {
+      in_flight += queue.front();
+      queue.pop_front();
+    }
+    net::async_write(stream, net::buffer(in_flight), [self = shared_from_this()](beast::error_code ec, size_t n) {
       self->writing = false;
       if (ec) return self->Shutdown();
       self->queued_bytes -= std::min(self->queued_bytes, n);
-      self->queue.pop_front();
       self->WriteNext();
     });
   }
@@ -280,7 +289,10 @@ void HttpEngine::Impl::Session::OnRead(beast::error_code ec) {
 }
 
 void HttpEngine::Impl::Accept() {
-  acceptor->async_accept(net::make_strand(ioc), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+  // `this`, not a shared_ptr: the handler lives in `ioc`, a member, so it can
+  // never outlive the engine (a shared_ptr here made a cycle that kept the
+  // engine alive after Stop when the handler had not run).
+  acceptor->async_accept(net::make_strand(ioc), [self = this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || self->stopping) return;
       return self->Accept();  // e.g. too many open files: the next one may succeed
@@ -291,7 +303,7 @@ void HttpEngine::Impl::Accept() {
       return self->Accept();
     }
     ++self->connections;
-    auto session = std::make_shared<Session>(self.get(), std::move(socket));
+    auto session = std::make_shared<Session>(self, std::move(socket));
     {
       std::lock_guard<std::mutex> lock(self->mu);
       self->sessions.push_front(session);
@@ -363,14 +375,24 @@ void HttpEngine::Stop() {
   }
   m.work.reset();
   m.ioc.stop();
+  bool on_io_thread = false;
   for (std::thread& t : m.threads) {
     if (t.get_id() == std::this_thread::get_id()) {
+      on_io_thread = true;
       t.detach();  // Stop from an I/O thread: it ends when its handler returns
     } else if (t.joinable()) {
       t.join();
     }
   }
   m.threads.clear();
+  if (on_io_thread) return;
+  // Run what the stop left queued (closes not yet run, the completions of
+  // cancelled reads and writes), so every session is shut down and lets go
+  // of what it holds (a stream's close callbacks hold its subscription).
+  for (const std::shared_ptr<Impl::Session>& s : open) s->Post([s] { s->Shutdown(); });
+  m.ioc.restart();
+  for (int i = 0; i < 100 && m.ioc.poll() > 0; ++i) {
+  }
 }
 
 HttpEngineStats HttpEngine::stats() const {

@@ -141,7 +141,9 @@ TEST(ServerCrashTest, AClientFollowingARunThroughAKillAndRestartGetsEveryEventOn
   EXPECT_EQ(runs->front().status, "finished");
   EXPECT_THAT(DumpJson(runs->front().result), ::testing::HasSubstr(kAnswer));
   std::map<std::string, int> finished;
-  for (const RunEvent& e : (*opened)->Events(id).value()) {
+  Result<std::vector<RunEvent>> stored = (*opened)->Events(id);
+  ASSERT_TRUE(stored.ok());
+  for (const RunEvent& e : *stored) {
     if (e.type == "tool_finished") ++finished[e.tool_call_id];
   }
   EXPECT_EQ(finished.size(), 2u * kToolSteps);

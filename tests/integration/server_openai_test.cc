@@ -339,7 +339,9 @@ TEST(ServerOpenAiTest, AtShutdownTheRunningCompletionStopsAndAQueuedOneNeverStar
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1u);  // the queued one was never stored
   EXPECT_EQ(runs->front().status, "interrupted");
-  EXPECT_EQ(model.chat_requests(), 1u);
+  // The queued one never asked the model; the running one had asked, unless
+  // the stop came between its first checkpoint and its request (a slow build).
+  EXPECT_LE(model.chat_requests(), 1u);
 }
 
 TEST(ServerOpenAiTest, TitleTagsAndFollowUpPromptsAreAnsweredWithoutARun) {
