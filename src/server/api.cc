@@ -1,5 +1,7 @@
 #include "server/api.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <iostream>
 
@@ -75,6 +77,7 @@ const std::vector<Route>& Routes() {
       {"POST", "/v1/worklists", false, false,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { CreateWorklist(s, ex); }},
       {"GET", "/v1/worklists/{id}", false, false, ShowWorklist},
+      {"POST", "/v1/worklists/{id}/cancel", false, false, CancelWorklist},
       {"GET", "/v1/models", false, true,
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListModels(s, ex); }},
       {"GET", "/v1/models/{id}", false, true, ShowModel},
@@ -295,11 +298,22 @@ void Api::Handle(std::shared_ptr<Exchange> raw) {
                                                         "' are not allowed (the server's CORS origins)"));
     }
     if (allowed) {
-      cors = {{"access-control-allow-origin", origin}, {"vary", "origin"}};
+      cors = {{"access-control-allow-origin", origin},
+              {"vary", "origin"},
+              {"access-control-expose-headers", "x-medreact-run-id, location, retry-after"}};
       if (r.method == "OPTIONS") {
         HttpResponse pre{.status = 204, .content_type = "", .headers = cors};
         pre.headers.emplace_back("access-control-allow-methods", "GET, POST, OPTIONS");
-        pre.headers.emplace_back("access-control-allow-headers", "authorization, content-type, last-event-id");
+        // The headers the page asks for (an SDK adds its own, e.g. x-stainless-*),
+        // when they are plain header names; else the ones the API reads.
+        std::string asked = r.Header("access-control-request-headers");
+        const bool plain = !asked.empty() && asked.size() <= 1024 &&
+                           std::all_of(asked.begin(), asked.end(), [](char c) {
+                             return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                                    c == ',' || c == ' ';
+                           });
+        pre.headers.emplace_back("access-control-allow-headers",
+                                 plain ? asked : std::string("authorization, content-type, last-event-id"));
         pre.headers.emplace_back("access-control-max-age", "600");
         return ex->Respond(std::move(pre));
       }

@@ -102,6 +102,7 @@ void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&
 std::string RenderMetrics(ApiState& s);
 void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void CancelWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 // Goes on with the worklists an earlier start left running; their ids.
 std::vector<std::string> ResumeWorklists(ApiState& s);
 // The OpenAI-compatible facade (api_openai.cc).

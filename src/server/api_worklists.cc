@@ -9,6 +9,7 @@
 // finished cases skipped, its cut model runs resumed).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -41,6 +42,7 @@ Json CaseJson(const WorklistCaseResult& c, const RunStore& store) {
   Json j{{"case", c.name}, {"ok", c.ok}, {"elapsed_ms", c.elapsed_ms}};
   if (!c.ok) {
     j["error"] = c.error;
+    if (c.not_run) j["not_run"] = true;
     return j;
   }
   const Json result = ParseJson(c.result.dump()).value_or(Json());
@@ -109,11 +111,11 @@ void RunWorklistOnPool(ApiState& s, const std::shared_ptr<ServerWorklist>& w,
   ApiState* state = &s;
   const bool queued = s.Enqueue([state, w, job] {
     ApiState& st = *state;
-    (*job)->options.on_case_done = [&st, w](const WorklistCaseResult& c, size_t done, size_t total) {
+    (*job)->options.on_case_done = [&st, w](const WorklistCaseResult& c, size_t, size_t total) {
       Json entry = CaseJson(c, *st.service.store());
       std::lock_guard<std::mutex> lock(st.mu);
       w->cases.push_back(std::move(entry));
-      w->done = done;
+      if (!c.not_run) ++w->done;
       w->total = total;
     };
     WorklistReport report = service::RunWorklistPrepared(st.service, std::move(*job), {.cancel = w->cancel});
@@ -122,9 +124,12 @@ void RunWorklistOnPool(ApiState& s, const std::shared_ptr<ServerWorklist>& w,
     std::lock_guard<std::mutex> lock(st.mu);
     // Cut by the server's stop: still running, for the next start to go on with.
     w->status = st.stopping ? "running" : w->cancel.cancelled() ? "interrupted" : "finished";
-    w->failed = report.failed;
-    w->cases = std::move(cases);
-    w->done = report.cases.size();
+    const size_t not_run = static_cast<size_t>(std::count_if(
+        report.cases.begin(), report.cases.end(), [](const WorklistCaseResult& c) { return c.not_run; }));
+    w->failed = report.failed - std::min(report.failed, not_run);  // the cases not run are listed as such
+    w->cases = std::move(cases);  // a cancelled list names the cases it did not run
+    w->done = static_cast<size_t>(std::count_if(report.cases.begin(), report.cases.end(),
+                                                 [](const WorklistCaseResult& c) { return !c.not_run; }));
     WriteServerFile(*w);
   });
   if (!queued) {
@@ -252,6 +257,21 @@ void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params
   w.failed = static_cast<size_t>(IntegerOr(*record, "cases_failed", 0));
   w.cases = record->contains("cases") && (*record)["cases"].is_array() ? (*record)["cases"] : Json::array();
   ex->Respond(JsonResponse(200, Json{{"worklist", WorklistJson(w)}}));
+}
+
+void CancelWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.worklists.find(p[0]);
+  if (it == s.worklists.end()) {
+    return ex->Respond(ErrorResponse("not_found", "no worklist '" + PrintableLine(p[0]) + "' runs in this server"));
+  }
+  if (it->second->status != "running") {
+    return ex->Respond(ErrorResponse("conflict", "worklist '" + p[0] + "' has already ended (" +
+                                                     it->second->status + ")"));
+  }
+  // The cases under way end interrupted (resumable); those not started are not triaged.
+  it->second->cancel.Cancel();
+  ex->Respond(JsonResponse(202, Json{{"worklist_id", p[0]}, {"status", "cancelling"}}));
 }
 
 std::vector<std::string> ResumeWorklists(ApiState& s) {

@@ -114,6 +114,13 @@ TEST(ServerApiTest, CorsOnlyForConfiguredOriginsAndOthersAreRefused) {
   ASSERT_TRUE(pre);
   EXPECT_EQ(pre->status, 204);
   EXPECT_THAT(pre->get_header_value("access-control-allow-headers"), HasSubstr("authorization"));
+  // An SDK's own headers are allowed for a configured origin; the run id is readable.
+  auto sdk = c.Options("/v1/chat/completions", {{"Origin", "http://page.example:3000"},
+                                                {"Access-Control-Request-Method", "POST"},
+                                                {"Access-Control-Request-Headers", "authorization, x-stainless-os"}});
+  ASSERT_TRUE(sdk);
+  EXPECT_EQ(sdk->get_header_value("access-control-allow-headers"), "authorization, x-stainless-os");
+  EXPECT_THAT(allowed->get_header_value("access-control-expose-headers"), HasSubstr("x-medreact-run-id"));
   // Another site's page may not start or read anything, even on loopback.
   ExpectError(srv.Post("/v1/runs", "{}", "text/plain", {{"Origin", "http://evil.example"}}), 403, "forbidden");
   ExpectError(srv.Get("/v1/runs", {{"Origin", "http://evil.example"}}), 403, "forbidden");

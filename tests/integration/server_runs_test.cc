@@ -295,6 +295,34 @@ TEST(ServerWorklistsTest, AFolderUnderARootAndUploadedCasesAreTriagedAndSortedBy
   ExpectError(srv.Get("/v1/worklists/wl_nope"), 404, "not_found");
 }
 
+TEST(ServerWorklistsTest, ACancelStopsAWorklistAndTheRestIsNotTriaged) {
+  // A model that takes 2 s per answer: the first case is under way when the cancel comes.
+  testing::ScriptedServer model(Json{{"on_exhausted", "repeat_last"},
+                                     {"responses", Json::array({Json{{"delay_ms", 2000},
+                                                                     {"message", {{"content", "thinking"}}}}})}});
+  ServeFixture srv({.input_roots = {MEDREACT_SOURCE_DIR + "/examples"},
+                    .model = {.url = model.url(), .name = "mock", .max_retries = 0}});
+  auto r = srv.Post("/v1/worklists", DumpJson(Json{{"dir", MEDREACT_SOURCE_DIR + "/examples/worklist"},
+                                                    {"concurrency", 1}}));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const std::string id = StringOr(Body(r)["worklist"], "id");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto cancel = srv.Post("/v1/worklists/" + id + "/cancel", "");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202) << cancel->body;
+  Json w;
+  for (int i = 0; i < 200; ++i) {
+    w = Body(srv.Get("/v1/worklists/" + id))["worklist"];
+    if (StringOr(w, "status") != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(w["status"], "interrupted") << w.dump();
+  EXPECT_LT(IntegerOr(w, "cases_done", 99), 14) << w.dump();
+  ExpectError(srv.Post("/v1/worklists/" + id + "/cancel", ""), 409, "conflict");
+  ExpectError(srv.Post("/v1/worklists/wl_0000000000000000/cancel", ""), 404, "not_found");
+}
+
 TEST(ServerStopTest, RunsCutByAStopAreGoneOnWithAtTheNextStart) {
   // A chat whose second model turn waits long: the stop cuts it mid-run.
   Json script{{"select", "by_turn"},

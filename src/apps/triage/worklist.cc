@@ -516,6 +516,7 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
           result = report.cases[i];  // finished earlier with the same inputs; its files stay
         } else if (config.cancel.cancelled()) {
           result.error = "not run: the worklist was cancelled";
+          result.not_run = true;
         } else {
           auto found = cut.find(cases[i]);
           const CaseRun run{.options = &options,

@@ -68,6 +68,7 @@ struct WorklistCaseResult {
   std::optional<RunTrace> trace;  // unset for a skipped case (its trace file stays)
   bool skipped = false;           // finished by an earlier run with the same inputs (options.resume)
   bool resumed = false;           // its model run went on from a stored checkpoint
+  bool not_run = false;           // the worklist was cancelled before it started (!ok)
 };
 
 struct WorklistOptions {
