@@ -1,8 +1,9 @@
 # The two commands a newcomer needs on a fresh Debian 12 machine:
 #   make run    install what is missing, build, run the bundled example (no model server needed)
 #   make test   install what is missing, build, run every test
-# Everything comes from Debian 12 packages; nothing else is downloaded, except one test-only
-# npm package (the openai client, pinned in tests/node/package-lock.json) when npm is there.
+# Everything comes from Debian 12 packages; nothing else is downloaded, except two test-only
+# npm packages (the openai client and playwright-core, pinned in tests/node/package-lock.json)
+# when npm is there.
 #
 # Hardening (clang build in build-sanitize/: ASan + UBSan, libFuzzer targets):
 #   make test-sanitize               every test under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -21,7 +22,8 @@ RUN_DEPS  := g++ cmake ninja-build pkg-config make ccache \
              nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
              libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
              libdcmtk-dev libpng-dev libjpeg62-turbo-dev libboost1.81-dev
-TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev
+# chromium: the browser playwright-core drives in the page's test (tests/node/page_smoke.mjs).
+TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev chromium
 DEPS      := $(RUN_DEPS) $(TEST_DEPS)
 # The binaries `make run` runs; `make build` builds every target.
 RUN_TARGETS := medreact medreact-mock-llm
@@ -100,9 +102,10 @@ build: configure
 build-run: configure-run
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(RUN_TARGETS)
 
-# The openai npm client the facade's test drives (tests/node, README "Dependencies"):
-# installed from the committed lock file when node_modules is missing or older than it.
-# Without npm the test that needs it is skipped, saying why.
+# The npm packages of the node tests (tests/node, README "Dependencies"): the openai
+# client the facade's test drives, playwright-core that drives chromium in the page's
+# test; installed from the committed lock file when node_modules is missing or older
+# than it. Without npm the tests that need them are skipped, saying why.
 NODE_DIR := tests/node
 node-deps: $(NODE_DIR)/node_modules/.package-lock.json
 
@@ -110,7 +113,7 @@ $(NODE_DIR)/node_modules/.package-lock.json: $(NODE_DIR)/package-lock.json $(NOD
 	@if command -v npm >/dev/null 2>&1; then \
 	  npm ci --prefix $(NODE_DIR) --no-audit --no-fund; \
 	else \
-	  echo "npm not found: the openai npm client's test (tests/node) will be skipped"; \
+	  echo "npm not found: the node tests (tests/node: openai client, page in chromium) will be skipped"; \
 	fi
 
 test: build node-deps

@@ -40,6 +40,9 @@ std::vector<std::string> Segments(std::string_view path) {
 
 const std::vector<Route>& Routes() {
   static const std::vector<Route> routes = {
+      // The clinician's page (web/, embedded): open, as /healthz.
+      {"GET", "/", true, true, ServePage},
+      {"GET", "/assets/{name}", true, true, ServeAsset},
       {"GET", "/healthz", true, true,
        [](ApiState&, const std::shared_ptr<Exchange>& ex, const Params&) {
          ex->Respond(JsonResponse(200, Json{{"ok", true}}));

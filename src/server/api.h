@@ -3,6 +3,7 @@
 // builds one Api and hands its Handle to the HTTP engine.
 //
 // Routes (README, "medreact serve", has a curl example of each):
+//   GET  /, /assets/{name}                 the clinician's page (web/, embedded; api_page.cc): no token
 //   GET  /healthz, /readyz, /metrics
 //   GET  /v1/apps                          the app table (each app's inputs as a JSON Schema)
 //   POST /v1/runs                          {"app", "inputs"}: 201 {"run": ...} once the run is stored

@@ -109,6 +109,9 @@ std::vector<std::string> ResumeWorklists(ApiState& s);
 void ListModels(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowModel(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
+// The clinician's page (api_page.cc): GET / and GET /assets/{name}.
+void ServePage(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void ServeAsset(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 
 // Goes on with a run whose decisions are all taken, or whose owner died,
 // on the run pool.
