@@ -70,17 +70,6 @@ HttpResponse FacadeError(HttpResponse r) {
 }
 HttpResponse FacadeError(const Status& s, const std::string& field) { return FacadeError(StatusResponse(s, field)); }
 
-// A run's model and tool calls in /metrics, as POST /v1/runs counts them.
-void CountCalls(ApiState& s, const Event& e) {
-  if (e.type == EventType::kModelRequest) {
-    ++s.model_calls;
-    s.metrics.Increment(kMetricModelCalls);
-  } else if (e.type == EventType::kToolFinished) {
-    ++s.tool_calls;
-    s.metrics.Increment(kMetricToolCalls, {e.tool_name});
-  }
-}
-
 // The reasoning line of an engine event ("" for none).
 std::string ReasoningOf(const Event& e) {
   switch (e.type) {
@@ -404,7 +393,6 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
       c->Untrack(c->Ticket());
       return c->Finish("The server stopped before this run could start; nothing was run.", Json::object());
     }
-    ++st.runs_started;
     const auto started = std::chrono::steady_clock::now();
     service::AppRunResult r;
     try {
@@ -428,9 +416,7 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     }
     c->Untrack(c->Ticket());  // a run that ended before it was stored
     if (!r.run_id.empty()) c->Untrack(r.run_id);
-    ++st.runs_ended;
-    st.metrics.Observe(kMetricRunSeconds, {c->app},
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    CountRunEnd(st, c->app, started);
     st.metrics.Increment("medreact_chat_completions_total", {c->model, r.status.empty() ? "error" : r.status});
     c->Finish(FinalText(st, r), r.usage);
   });

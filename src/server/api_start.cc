@@ -126,18 +126,8 @@ Status ReadStart(ApiState& s, const HttpRequest& r, std::string* app, Json* inpu
   return ResolveUploads(*inputs, {}, "inputs", field);
 }
 
-// Counts a run's model and tool calls for /metrics.
 EventSink CountingSink(ApiState& s) {
-  return [&s](const Event& e) {
-    if (e.type == EventType::kModelRequest) {
-      ++s.model_calls;
-      s.metrics.Increment(kMetricModelCalls);
-    }
-    if (e.type == EventType::kToolFinished) {
-      ++s.tool_calls;
-      s.metrics.Increment(kMetricToolCalls, {e.tool_name});
-    }
-  };
+  return [&s](const Event& e) { CountCalls(s, e); };
 }
 
 // Registers a run the server executes (cancel, shutdown); the guard removes it.
@@ -153,13 +143,17 @@ std::shared_ptr<void> Track(ApiState& s, const std::string& key, const std::shar
   });
 }
 
-void Finished(ApiState& s, const std::string& app, std::chrono::steady_clock::time_point started) {
-  ++s.runs_ended;
+}  // namespace
+
+void CountCalls(ApiState& s, const Event& e) {
+  if (e.type == EventType::kModelRequest) s.metrics.Increment(kMetricModelCalls);
+  if (e.type == EventType::kToolFinished) s.metrics.Increment(kMetricToolCalls, {e.tool_name});
+}
+
+void CountRunEnd(ApiState& s, const std::string& app, std::chrono::steady_clock::time_point started) {
   s.metrics.Observe(kMetricRunSeconds, {app},
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
-
-}  // namespace
 
 void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   std::string app, field;
@@ -190,7 +184,6 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   const bool queued = s.Enqueue([state, run, job, give_id, guard, app, ticket] {
     ApiState& st = *state;
     if (run->cancel.cancelled()) return give_id("");
-    ++st.runs_started;
     const auto started = std::chrono::steady_clock::now();
     std::shared_ptr<void> by_id;
     service::AppRunHooks hooks{.on_event = CountingSink(st),
@@ -203,7 +196,7 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
                                .cancel = run->cancel};
     service::AppRunResult r = service::RunAppPrepared(st.service, std::move(*job), hooks);
     give_id(r.run_id);  // a run that ended before it was stored
-    Finished(st, app, started);
+    CountRunEnd(st, app, started);
   });
   if (!queued) {
     guard->reset();
@@ -248,7 +241,7 @@ void ContinueOnPool(ApiState& s, const RunRecord& record) {
       // a resume goes on with it.
       st.service.store()->ReleaseRun(record.id);
     }
-    Finished(st, record.app, started);
+    CountRunEnd(st, record.app, started);
     guard->reset();
   });
   if (!queued) {

@@ -70,8 +70,8 @@ struct ApiState : std::enable_shared_from_this<ApiState> {
   MetricsRegistry metrics;
   int64_t dropped_seen = 0;  // the engine's slow-stream drops already counted; guarded by mu
 
-  // Counters for /metrics (beside `metrics`).
-  std::atomic<int64_t> runs_started{0}, runs_ended{0}, model_calls{0}, tool_calls{0}, events_streamed{0};
+  // Events sent to streams since the last /metrics (added to its counter there).
+  std::atomic<int64_t> events_streamed{0};
 
   // Runs `work` on the run pool (a run from start to its end or pause);
   // false when the queue is full.
@@ -112,6 +112,11 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 // The clinician's page (api_page.cc): GET / and GET /assets/{name}.
 void ServePage(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ServeAsset(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+
+// A run's model and tool calls, counted in `metrics` (every route that runs one).
+void CountCalls(ApiState& s, const Event& event);
+// A run's end in `metrics` (its duration by app).
+void CountRunEnd(ApiState& s, const std::string& app, std::chrono::steady_clock::time_point started);
 
 // Goes on with a run whose decisions are all taken, or whose owner died,
 // on the run pool.
