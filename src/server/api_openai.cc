@@ -149,29 +149,24 @@ struct Completion : std::enable_shared_from_this<Completion> {
   std::string pending;               // reasoning before the stream opened
   bool ended = false;
 
-  // Queued: in ApiState::live under a ticket, so a shutdown stops it before it starts.
+  // In ApiState::live (TrackServerRun): while queued under a ticket, so a
+  // shutdown stops it before it starts; once stored under its id (cancel by id).
+  std::shared_ptr<void> queued_guard, run_guard;
   std::string Ticket() const { return "queued:chatcmpl:" + std::to_string(reinterpret_cast<uintptr_t>(this)); }
-  void Queued() {
-    std::lock_guard<std::mutex> lock(state->mu);
-    state->live[Ticket()] = tracked;
-  }
-  // The run is stored: under its id instead (cancel by id), the stream opened.
+  void Queued() { queued_guard = TrackServerRun(*state, Ticket(), tracked); }
+  // The run is stored: under its id instead, the stream opened.
   void Started(const std::string& run) {
-    Untrack(Ticket());
-    {
-      std::lock_guard<std::mutex> lock(state->mu);
-      state->live[run] = tracked;
-    }
+    queued_guard.reset();
+    run_guard = TrackServerRun(*state, run, tracked);
     std::lock_guard<std::mutex> lock(mu);
     run_id = run;
     id = "chatcmpl-" + run;
     if (stream) OpenLocked();
   }
-  // The run's end: out of ApiState::live (unless another entry took its id).
-  void Untrack(const std::string& run) {
-    std::lock_guard<std::mutex> lock(state->mu);
-    auto it = state->live.find(run);
-    if (it != state->live.end() && it->second == tracked) state->live.erase(it);
+  // The run's end (or it never started): out of ApiState::live.
+  void Untrack() {
+    queued_guard.reset();
+    run_guard.reset();
   }
   void OpenLocked() {
     if (out) return;
@@ -390,7 +385,7 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   const bool queued = s.Enqueue([c, holder] {
     ApiState& st = *c->state;
     if (c->cancel.cancelled()) {  // stopped while queued (a shutdown): it never starts
-      c->Untrack(c->Ticket());
+      c->Untrack();
       return c->Finish("The server stopped before this run could start; nothing was run.", Json::object());
     }
     const auto started = std::chrono::steady_clock::now();
@@ -414,14 +409,13 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex) {
       std::lock_guard<std::mutex> lock(c->mu);
       r.run_id = c->run_id;
     }
-    c->Untrack(c->Ticket());  // a run that ended before it was stored
-    if (!r.run_id.empty()) c->Untrack(r.run_id);
+    c->Untrack();
     CountRunEnd(st, c->app, started);
     st.metrics.Increment("medreact_chat_completions_total", {c->model, r.status.empty() ? "error" : r.status});
     c->Finish(FinalText(st, r), r.usage);
   });
   if (!queued) {
-    c->Untrack(c->Ticket());
+    c->Untrack();
     return ex->Respond(FacadeError(ErrorResponse("unavailable", "the run queue is full; retry later")));
   }
 }

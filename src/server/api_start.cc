@@ -130,8 +130,9 @@ EventSink CountingSink(ApiState& s) {
   return [&s](const Event& e) { CountCalls(s, e); };
 }
 
-// Registers a run the server executes (cancel, shutdown); the guard removes it.
-std::shared_ptr<void> Track(ApiState& s, const std::string& key, const std::shared_ptr<ServerRun>& run) {
+}  // namespace
+
+std::shared_ptr<void> TrackServerRun(ApiState& s, const std::string& key, const std::shared_ptr<ServerRun>& run) {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.live[key] = run;
@@ -142,8 +143,6 @@ std::shared_ptr<void> Track(ApiState& s, const std::string& key, const std::shar
     if (it != s.live.end() && it->second == run) s.live.erase(it);
   });
 }
-
-}  // namespace
 
 void CountCalls(ApiState& s, const Event& e) {
   if (e.type == EventType::kModelRequest) s.metrics.Increment(kMetricModelCalls);
@@ -178,7 +177,7 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     if (!answered->exchange(true)) id->set_value(run_id);
   };
   const std::string ticket = "queued:" + std::to_string(reinterpret_cast<uintptr_t>(run.get()));
-  auto guard = std::make_shared<std::shared_ptr<void>>(Track(s, ticket, run));
+  auto guard = std::make_shared<std::shared_ptr<void>>(TrackServerRun(s, ticket, run));
   auto job = std::make_shared<std::unique_ptr<service::PreparedAppRun>>(std::move(*prepared));
   ApiState* state = &s;
   const bool queued = s.Enqueue([state, run, job, give_id, guard, app, ticket] {
@@ -189,7 +188,7 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     service::AppRunHooks hooks{.on_event = CountingSink(st),
                                .on_started =
                                    [&](const std::string& run_id) {
-                                     by_id = Track(st, run_id, run);
+                                     by_id = TrackServerRun(st, run_id, run);
                                      guard->reset();
                                      give_id(run_id);
                                    },
@@ -227,7 +226,7 @@ void ContinueOnPool(ApiState& s, const RunRecord& record) {
   auto run = std::make_shared<ServerRun>();
   run->app = record.app;
   run->queued = std::chrono::steady_clock::now();
-  auto guard = std::make_shared<std::shared_ptr<void>>(Track(s, record.id, run));
+  auto guard = std::make_shared<std::shared_ptr<void>>(TrackServerRun(s, record.id, run));
   ApiState* state = &s;
   const bool queued = s.Enqueue([state, run, record, guard] {
     ApiState& st = *state;

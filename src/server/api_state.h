@@ -113,6 +113,10 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ServePage(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ServeAsset(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 
+// Registers a run the server executes (or queued) in `live` under `key`
+// (cancel, shutdown); dropping the returned guard removes it (unless another
+// entry took the key).
+std::shared_ptr<void> TrackServerRun(ApiState& s, const std::string& key, const std::shared_ptr<ServerRun>& run);
 // A run's model and tool calls, counted in `metrics` (every route that runs one).
 void CountCalls(ApiState& s, const Event& event);
 // A run's end in `metrics` (its duration by app).
