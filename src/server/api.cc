@@ -43,6 +43,9 @@ const std::vector<Route>& Routes() {
       // The clinician's page (web/, embedded): open, as /healthz.
       {"GET", "/", true, true, ServePage},
       {"GET", "/assets/{name}", true, true, ServeAsset},
+      {"GET", "/v1/session", true, false, ShowSession},
+      {"POST", "/v1/session", true, false, StartSession},
+      {"POST", "/v1/session/end", true, true, EndSession},
       {"GET", "/healthz", true, true,
        [](ApiState&, const std::shared_ptr<Exchange>& ex, const Params&) {
          ex->Respond(JsonResponse(200, Json{{"ok", true}}));
@@ -338,9 +341,19 @@ void Api::Handle(std::shared_ptr<Exchange> raw) {
     return respond_error(other_method ? ErrorResponse("method_not_allowed", r.method + " is not allowed on this path")
                                       : ErrorResponse("not_found", "no such route"));
   }
-  if (!route->open) {
-    if (!s.options.token.empty()) {
-      std::optional<std::string> given = BearerToken(r.Header("authorization"));
+  // Signing in is rate-limited like the API (a token is not guessed fast).
+  const bool signing_in = r.method == "POST" && std::string_view(route->pattern) == "/v1/session";
+  if (!route->open || signing_in) {
+    std::optional<std::string> given = BearerToken(r.Header("authorization"));
+    if (!route->open && !s.options.token.empty() && !given && HasValidSession(s, r)) {
+      // The page, signed in by its cookie. A browser sends the cookie with
+      // any request to this origin, so a change must also carry the page's
+      // header, which another origin's page cannot add without a CORS
+      // preflight (refused above) — a form elsewhere cannot post here.
+      if (r.method != "GET" && r.Header("x-medreact-page") != "1") {
+        return respond_error(ErrorResponse("forbidden", "a signed-in page's request needs the x-medreact-page header"));
+      }
+    } else if (!route->open && !s.options.token.empty()) {
       if (!given || !TokenMatches(s.options.token, *given)) {
         HttpResponse e = ErrorResponse("unauthorized", given ? "the token is not this server's"
                                                              : "this server needs a bearer token (authorization: Bearer ...)");

@@ -1,10 +1,12 @@
 // The clinician's page: GET / (index.html) and GET /assets/{name}, from the
 // files embedded at build time (web_assets.h). Open routes: the static shell
 // holds no patient data; the page's API calls still need the token.
+#include <chrono>
 #include <string>
 #include <string_view>
 
 #include "server/api_state.h"
+#include "server/auth.h"
 #include "server/web_assets.h"
 
 namespace medreact::server {
@@ -78,6 +80,77 @@ void ServeAsset(ApiState&, const std::shared_ptr<Exchange>& ex, const Params& p)
   const WebAsset* a = FindWebAsset(name);
   if (!a) return ex->Respond(ErrorResponse("not_found", "no such asset"));
   Send(ex, *a);
+}
+
+namespace {
+
+int64_t NowUnix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The cookie's attributes: sent back on this origin's requests only
+// (SameSite=Strict), never readable by the page's script (HttpOnly). No
+// Secure: the server speaks plain HTTP (a TLS proxy in front adds it).
+std::string SessionCookie(const std::string& value, int64_t max_age) {
+  return std::string(kSessionCookieName) + "=" + value + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
+         std::to_string(max_age);
+}
+
+}  // namespace
+
+bool HasValidSession(const ApiState& s, const HttpRequest& r) {
+  if (s.options.token.empty()) return false;
+  std::optional<std::string> v = CookieValue(r.Header("cookie"), kSessionCookieName);
+  return v && SessionValueValid(s.options.token, *v, NowUnix());
+}
+
+void ShowSession(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) {
+  const HttpRequest& r = ex->request();
+  const bool required = !s.options.token.empty();
+  bool signed_in = HasValidSession(s, r);
+  if (required && !signed_in) {
+    if (std::optional<std::string> bearer = BearerToken(r.Header("authorization"))) {
+      signed_in = TokenMatches(s.options.token, *bearer);
+    }
+  }
+  Json body{{"token_required", required}, {"signed_in", signed_in}};
+  if (!required || signed_in) {
+    // Where the page's event stream starts: every event committed after
+    // this answer is streamed, so what the views read next is not missed.
+    Result<int64_t> cursor = s.service.store()->LastEventCursor();
+    if (!cursor.ok()) return ex->Respond(StatusResponse(cursor.status()));
+    body["event_cursor"] = *cursor;
+  }
+  HttpResponse out = JsonResponse(200, body);
+  out.headers.emplace_back("cache-control", "no-store");
+  ex->Respond(std::move(out));
+}
+
+void StartSession(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) {
+  std::string field;
+  Result<Json> body = JsonBody(ex->request(), &field);
+  if (!body.ok()) return ex->Respond(StatusResponse(body.status(), field));
+  if (s.options.token.empty()) {
+    return ex->Respond(JsonResponse(200, Json{{"token_required", false}, {"signed_in", false}}));
+  }
+  const Json& token = body->contains("token") ? (*body)["token"] : Json();
+  if (!token.is_string()) return ex->Respond(ErrorResponse("bad_request", "give the server's token as \"token\"", "token"));
+  if (!TokenMatches(s.options.token, token.get_ref<const std::string&>())) {
+    return ex->Respond(ErrorResponse("unauthorized", "the token is not this server's", "token"));
+  }
+  HttpResponse out = JsonResponse(200, Json{{"token_required", true}, {"signed_in", true},
+                                            {"expires_in", kSessionSeconds}});
+  out.headers.emplace_back("set-cookie",
+                           SessionCookie(MakeSessionValue(s.options.token, NowUnix(), RandomNonceHex()), kSessionSeconds));
+  out.headers.emplace_back("cache-control", "no-store");
+  ex->Respond(std::move(out));
+}
+
+void EndSession(ApiState&, const std::shared_ptr<Exchange>& ex, const Params&) {
+  HttpResponse out = JsonResponse(200, Json{{"signed_in", false}});
+  out.headers.emplace_back("set-cookie", SessionCookie("", 0));
+  ex->Respond(std::move(out));
 }
 
 }  // namespace medreact::server

@@ -112,6 +112,15 @@ void ChatCompletions(ApiState& s, const std::shared_ptr<Exchange>& ex);
 // The clinician's page (api_page.cc): GET / and GET /assets/{name}.
 void ServePage(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ServeAsset(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+// The page's session (api_page.cc): GET /v1/session (whether the server needs
+// its token, whether this browser is signed in, and the store's event
+// position to stream from), POST /v1/session (the token → the cookie),
+// POST /v1/session/end (the cookie cleared).
+void ShowSession(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void StartSession(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void EndSession(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+// Whether the request carries a session cookie the server's token made.
+bool HasValidSession(const ApiState& s, const HttpRequest& r);
 
 // Registers a run the server executes (or queued) in `live` under `key`
 // (cancel, shutdown); dropping the returned guard removes it (unless another

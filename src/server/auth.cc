@@ -7,12 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <string>
 #include <string_view>
 
 #include "core/printable.h"
+#include "core/sha256.h"
 #include "core/text_util.h"
 
 namespace medreact::server {
@@ -125,6 +128,101 @@ bool IsLoopbackAddress(std::string_view host) {
     return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
   }
   return false;
+}
+
+// ---- Sessions ---------------------------------------------------------------
+
+namespace {
+
+std::string HexToBytes(std::string_view hex) {
+  std::string out;
+  out.reserve(hex.size() / 2);
+  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
+  }
+  return out;
+}
+
+bool IsLowerHex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+std::string HmacSha256Hex(std::string_view key, std::string_view message) {
+  constexpr size_t kBlock = 64;
+  std::string k = key.size() > kBlock ? HexToBytes(Sha256Hex(key)) : std::string(key);
+  k.resize(kBlock, '\0');
+  std::string inner(kBlock, '\0'), outer(kBlock, '\0');
+  for (size_t i = 0; i < kBlock; ++i) {
+    inner[i] = static_cast<char>(k[i] ^ 0x36);
+    outer[i] = static_cast<char>(k[i] ^ 0x5c);
+  }
+  inner.append(message);
+  outer.append(HexToBytes(Sha256Hex(inner)));
+  return Sha256Hex(outer);
+}
+
+std::string MakeSessionValue(std::string_view token, int64_t now_unix, std::string_view nonce_hex) {
+  const std::string expiry = std::to_string(now_unix + kSessionSeconds);
+  const std::string mac =
+      HmacSha256Hex(token, "medreact-session|v1|" + expiry + "|" + std::string(nonce_hex));
+  return "v1." + expiry + "." + std::string(nonce_hex) + "." + mac;
+}
+
+bool SessionValueValid(std::string_view token, std::string_view value, int64_t now_unix) {
+  if (token.empty() || value.size() > 200 || !value.starts_with("v1.")) return false;
+  value.remove_prefix(3);
+  const size_t a = value.find('.');
+  if (a == std::string_view::npos) return false;
+  const size_t b = value.find('.', a + 1);
+  if (b == std::string_view::npos) return false;
+  const std::string_view expiry = value.substr(0, a);
+  const std::string_view nonce = value.substr(a + 1, b - a - 1);
+  const std::string_view mac = value.substr(b + 1);
+  if (expiry.empty() || expiry.size() > 12 || !std::all_of(expiry.begin(), expiry.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      })) {
+    return false;
+  }
+  if (nonce.size() != 32 || !IsLowerHex(nonce) || mac.size() != 64 || !IsLowerHex(mac)) return false;
+  const int64_t until = std::stoll(std::string(expiry));
+  if (until <= now_unix || until > now_unix + kSessionSeconds + 60) return false;
+  const std::string expected =
+      HmacSha256Hex(token, "medreact-session|v1|" + std::string(expiry) + "|" + std::string(nonce));
+  return TokenMatches(expected, mac);
+}
+
+std::optional<std::string> CookieValue(std::string_view header, std::string_view name) {
+  size_t i = 0;
+  while (i < header.size()) {
+    size_t semi = header.find(';', i);
+    if (semi == std::string_view::npos) semi = header.size();
+    std::string_view pair = TrimView(header.substr(i, semi - i));
+    const size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && TrimView(pair.substr(0, eq)) == name) {
+      std::string_view v = TrimView(pair.substr(eq + 1));
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      return std::string(v);
+    }
+    i = semi + 1;
+  }
+  return std::nullopt;
+}
+
+std::string RandomNonceHex() {
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    uint32_t v = rd();
+    for (int j = 0; j < 8; ++j) {
+      out.push_back(kHex[v & 0xf]);
+      v >>= 4;
+    }
+  }
+  return out;
 }
 
 }  // namespace medreact::server

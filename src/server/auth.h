@@ -9,6 +9,7 @@
 #define MEDREACT_SERVER_AUTH_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,34 @@ std::optional<std::string> BearerToken(std::string_view authorization_header);
 // spelling, brackets allowed) and IPv4-mapped 127/8 ("::ffff:127.0.0.1").
 // Everything else, "0.0.0.0", "::" and "" included, is false.
 bool IsLoopbackAddress(std::string_view host);
+
+// ---- The page's sessions -------------------------------------------------
+// A browser signs in once with the token (POST /v1/session) and then holds
+// an HttpOnly, SameSite=Strict cookie instead: the page never keeps the
+// token, and an EventSource (which cannot send an Authorization header)
+// still authenticates. The cookie is stateless, so it survives a restart:
+//   v1.<expiry, unix seconds>.<nonce, 32 hex>.<HMAC-SHA256(token, "medreact-session|v1|<expiry>|<nonce>"), 64 hex>
+// Changing the token ends every session.
+
+inline constexpr char kSessionCookieName[] = "medreact_session";
+inline constexpr int64_t kSessionSeconds = 12 * 3600;  // a working shift. Default lifetime: 12 h
+
+// HMAC-SHA256 (RFC 2104, FIPS 198-1) of `message` under `key`, 64 lower-case hex digits.
+std::string HmacSha256Hex(std::string_view key, std::string_view message);
+
+// A session cookie's value for `token`, valid until now_unix + kSessionSeconds.
+// `nonce_hex`: 32 hex digits from a random source.
+std::string MakeSessionValue(std::string_view token, int64_t now_unix, std::string_view nonce_hex);
+
+// Whether `value` is a session this token made, not expired and not dated
+// further ahead than a session lives. The MAC is compared in constant time.
+bool SessionValueValid(std::string_view token, std::string_view value, int64_t now_unix);
+
+// The value of cookie `name` in a Cookie header ("a=1; b=2"), or nullopt.
+std::optional<std::string> CookieValue(std::string_view cookie_header, std::string_view name);
+
+// 32 hex digits from the system's random source (std::random_device).
+std::string RandomNonceHex();
 
 }  // namespace medreact::server
 

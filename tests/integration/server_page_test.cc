@@ -3,9 +3,9 @@
 // GET /assets/{name} with their content types, ETag and If-None-Match → 304,
 // the security headers, open without the token while the API keeps needing
 // it, a name that is not an asset → 404 and a path → 400; the embedded bytes
-// are web/'s. Then the page in a real browser: tests/node/page_smoke.mjs
-// drives Debian's chromium through playwright-core against a server with a
-// stored run (skipped, saying why, when chromium or the npm package is missing).
+// are web/'s. Then the page in a real browser: tests/node/page_shell.mjs
+// drives Debian's chromium through playwright-core against a `medreact
+// serve` it starts (skipped, saying why, when chromium or the npm package is missing).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "server/web_assets.h"
-#include "store/run_recorder.h"
 #include "testing/build_paths.h"
+#include "testing/page_script.h"
 #include "testing/serve_fixture.h"
 #include "testing/subprocess.h"
 
@@ -157,34 +157,11 @@ TEST(ServerPageTest, ANameThatIsNotAnAssetIs404AndAPathIsRefused) {
   EXPECT_EQ(rebound->status, 403);
 }
 
-// A run stored as finished, with one event.
-void StoredRun(RunStore& store, const std::string& id, const std::string& app) {
-  RunState first;
-  first.messages = {Message::System("sys"), Message::User("hello")};
-  first.trace.run_id = id;
-  ASSERT_TRUE(store.CreateRun({.id = id, .app = app, .inputs = Json{{"message", "hello"}}}, &first).ok());
-  std::vector<RunEvent> events = {ToRunEvent({.type = EventType::kStepFinished, .step = 1, .elapsed_ms = 2})};
-  ASSERT_TRUE(store.FinishRun(id, "finished", Json{{"answer", "done"}}, {}, events).ok());
-}
-
-TEST(ServerPageTest, ThePageWorksInChromiumDrivenByPlaywright) {
-  const std::string node_dir = MEDREACT_SOURCE_DIR + "/tests/node";
-  if (!std::filesystem::exists("/usr/bin/chromium")) {
-    GTEST_SKIP() << "no /usr/bin/chromium: `make test` installs Debian's chromium for the page's browser test";
-  }
-  if (!std::filesystem::is_directory(node_dir + "/node_modules/playwright-core")) {
-    GTEST_SKIP() << "tests/node/node_modules/playwright-core is missing: run `make node-deps` (npm ci) for the "
-                    "page's browser test";
-  }
-  if (!std::filesystem::exists("/usr/bin/node")) GTEST_SKIP() << "no /usr/bin/node on this machine";
-  ServeFixture srv;
-  StoredRun(*srv.store(), "run_page_1", "triage");
-  testing::ProcessResult r = testing::RunCommand(
-      {"/usr/bin/node", node_dir + "/page_smoke.mjs", "http://127.0.0.1:" + std::to_string(srv.port()) + "/",
-       "run_page_1"},
-      {}, std::chrono::seconds(120));
-  EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
-  EXPECT_THAT(r.out, HasSubstr("all checks passed")) << r.out << r.err;
+// The page in a real browser (tests/node/page_shell.mjs): sign-in with the
+// token → a session cookie, the runs view, keyboard, axe-core, sign-out.
+TEST(ServerPageTest, ThePageSignsInAndShowsTheRunsInChromium) {
+  PAGE_SCRIPT_OR_SKIP(r, "page_shell.mjs");
+  EXPECT_PAGE_PASSED(r);
 }
 
 }  // namespace

@@ -1,0 +1,9 @@
+// The Chest X-ray view: not built yet (issue 26).
+'use strict';
+
+MR.registerView('cxr', {
+  title: 'Chest X-ray',
+  mount(el) {
+    el.append(MR.h('p', { text: 'This view is not available in this version of the page. The Runs view lists what the server has run.' }));
+  },
+});
