@@ -26,6 +26,7 @@ bool RunHasEnded(const std::string& status) { return status != "running" && stat
 
 std::string SseMessage(const StoreEvent& e, int64_t id) {
   std::string data = "{\"run_id\":" + DumpJson(Json(e.run_id)) + ",\"seq\":" + std::to_string(e.event.seq);
+  if (!e.app.empty()) data += ",\"app\":" + DumpJson(Json(e.app));
   if (!e.event.at.empty()) data += ",\"at\":" + DumpJson(Json(e.event.at));
   const std::string& body = e.event.json;
   if (body.size() >= 2 && body.front() == '{' && body.back() == '}') {

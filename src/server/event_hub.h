@@ -108,8 +108,8 @@ class EventHub {
 };
 
 // One stored event as an SSE message: `id:` (`id`), `event:` (its type),
-// `data:` the stored event's JSON with the run's id, its sequence number and
-// its time added.
+// `data:` the stored event's JSON with the run's id, its app, its sequence
+// number and its time added.
 std::string SseMessage(const StoreEvent& event, int64_t id);
 
 }  // namespace medreact::server

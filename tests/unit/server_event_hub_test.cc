@@ -211,7 +211,7 @@ TEST(ServerEventHubTest, SseMessagesCarryIdTypeAndTheStoredEvent) {
   e.event.seq = 4;
   e.event.at = "2026-11-27T00:00:00.000Z";
   const std::string m = SseMessage(e, 4);
-  EXPECT_THAT(m, HasSubstr("id: 4\nevent: tool_started\ndata: {\"run_id\":\"run_x\",\"seq\":4,"
+  EXPECT_THAT(m, HasSubstr("id: 4\nevent: tool_started\ndata: {\"run_id\":\"run_x\",\"seq\":4,\"app\":\"chat\","
                            "\"at\":\"2026-11-27T00:00:00.000Z\",\"step\":2,\"tool_call_id\":\"c1\","
                            "\"tool_name\":\"calc\",\"type\":\"tool_started\"}\n\n"));
   EXPECT_EQ(m.substr(m.size() - 2), "\n\n");
