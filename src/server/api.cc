@@ -73,6 +73,7 @@ const std::vector<Route>& Routes() {
        [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { StartRun(s, ex); }},
       {"GET", "/v1/runs/{id}", false, false, ShowRun},
       {"GET", "/v1/runs/{id}/events", false, false, RunEvents},
+      {"GET", "/v1/runs/{id}/images", false, false, RunImages},
       {"POST", "/v1/runs/{id}/cancel", false, false, CancelRun},
       {"POST", "/v1/runs/{id}/resume", false, false, ResumeRun},
       {"GET", "/v1/runs/{id}/approvals", false, false, ListApprovals},

@@ -15,6 +15,7 @@
 //   GET  /v1/runs/{id}/approvals
 //   POST /v1/runs/{id}/approvals/{call_id} {"decision": "approve"|"edit"|"reject", "arguments", "reason", "reviewer"}
 //   GET  /v1/artifacts/{sha256}            an image a run kept
+//   GET  /v1/runs/{id}/images              the images a cxr run kept (ids, hashes, what made them)
 //   POST /v1/runs/{id}/resume              an interrupted or failed run goes on from its checkpoint
 //   POST /v1/worklists, GET /v1/worklists/{id}, POST /v1/worklists/{id}/cancel
 //   GET  /v1/models, /v1/models/{id}, POST /v1/chat/completions   the OpenAI-compatible facade (api_openai.cc)

@@ -6,6 +6,7 @@
 #include "core/printable.h"
 #include "server/api_state.h"
 #include "service/app_table.h"
+#include "service/cxr_runs.h"
 #include "service/run_images.h"
 #include "service/run_json.h"
 
@@ -319,6 +320,22 @@ void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&
   HttpResponse r{.content_type = ContentTypeOf(*bytes), .body = std::move(*bytes)};
   r.headers = {{"cache-control", "private, max-age=31536000, immutable"}, {"x-content-type-options", "nosniff"}};
   ex->Respond(std::move(r));
+}
+
+// The images a run kept, for the page to show by /v1/artifacts/{sha256}.
+// An upload's label loses the server's content prefix ("<32 hex>-"): the
+// name the user gave the file, never the server's path.
+void RunImages(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  Result<Json> images = service::CxrRunImages(s.service, p[0]);
+  if (!images.ok()) return ex->Respond(StatusResponse(images.status()));
+  for (Json& image : *images) {
+    const std::string label = StringOr(image, "label");
+    if (image["origin"] == "user" && label.size() > 33 && label[32] == '-' &&
+        label.find_first_not_of("0123456789abcdef") == 32) {
+      image["label"] = label.substr(33);
+    }
+  }
+  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]}, {"images", std::move(*images)}}));
 }
 
 }  // namespace medreact::server

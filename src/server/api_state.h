@@ -99,6 +99,7 @@ void DecideApproval(ApiState& s, const std::shared_ptr<Exchange>& ex, const Para
 void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ListApps(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+void RunImages(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 std::string RenderMetrics(ApiState& s);
 void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);

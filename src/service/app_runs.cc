@@ -278,7 +278,13 @@ Status PrepareCxrRun(RunService& service, const Json& in, const AppRunContext& c
                        .image_dir = im.image_dir,
                        .max_steps = static_cast<int>(InputInteger(in, "max_steps").value_or(12)),
                        .stream = BoolOr(in, "stream", false),
-                       .require_approval = InputTexts(in, "require_approval")};
+                       .require_approval = InputTexts(in, "require_approval"),
+                       .continues = InputText(in, "continues")};
+  if (settings.images.empty() && settings.continues.empty()) {
+    return InputError(field, "inputs.images",
+                      "give at least one image (PNG, JPEG or DICOM), or continues: the id of the earlier run of "
+                      "this conversation");
+  }
   const std::vector<std::string> images = settings.images;
   Result<std::unique_ptr<PreparedCxr>> cxr = PrepareCxr(service, std::move(settings));
   if (!cxr.ok()) return Refused(cxr.status(), row, field, {{"approval rule", "require_approval"}});

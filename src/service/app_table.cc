@@ -87,15 +87,21 @@ Json CxrSchema() {
   return Schema("cxr inputs",
                 {{"question", Text("the question about the images", true)},
                  {"images", [] {
-                    Json j = Texts("chest X-rays: PNG, JPEG or DICOM files (at least one)", Path("an image file"));
+                    Json j = Texts("chest X-rays: PNG, JPEG or DICOM files (at least one, unless the question "
+                                   "continues an earlier run)",
+                                   Path("an image file"));
                     j["minItems"] = 1;
                     return j;
                   }()},
+                 {"continues", Text("the id of an earlier cxr run this question goes on from: its conversation and "
+                                    "images (a follow-up question, or the answer to the agent's clarifying "
+                                    "question); images given here are added to them",
+                                    true)},
                  {"planner", Planner()},
                  {"max_steps", Integer("model turns. Default: 12", 1, 100)},
                  {"require_approval", Rules("all, network, tool:NAME")},
                  {"stream", Flag("stream the model's text (model_delta events). Default: false")}},
-                {"question", "images"});
+                {"question"});
 }
 
 Json ResearchSchema() {

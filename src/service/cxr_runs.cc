@@ -132,6 +132,7 @@ Json CxrInputs(const PreparedCxr& p, const std::string& question) {
               {"image_dir", AbsoluteInputPath(p.image_dir)},
               {"out", AbsoluteInputPath(s.out_path)},
               {"require_approval", p.rules},
+              {"continues", s.continues.empty() ? Json() : Json(s.continues)},
               {"options",
                {{"max_steps", s.max_steps},
                 {"timeout_s", s.timeout_s},
@@ -160,6 +161,7 @@ CxrSettings SettingsFromInputs(const Json& in) {
   s.system_prompt_file = StringOr(in, "system_prompt");
   s.image_dir = StringOr(in, "image_dir");
   s.out_path = StringOr(in, "out");
+  s.continues = StringOr(in, "continues");
   for (const Json& r : in.value("require_approval", Json::array())) {
     if (r.is_string()) s.require_approval.push_back(r.get<std::string>());
   }
@@ -227,13 +229,23 @@ std::function<void(const RunState&)> KeepingHook(std::function<void(const RunSta
   };
 }
 
-// The end of a recorded cxr run: its status, answer, steps and result.
-RunResult EndOf(const CxrOutcome& outcome) {
+// The end of a recorded cxr run: its status, answer, steps and result; the
+// stored result also keeps the conversation and the kept images (a run's
+// checkpoints go when it ends), for a later run that continues it.
+RunResult EndOf(const CxrOutcome& outcome, const Json* kept = nullptr) {
   RunResult end;
   end.status = outcome.status;
   end.answer = outcome.answer;
   end.error = outcome.error;
   end.final_fields = outcome.result;
+  if (kept && end.final_fields.is_object()) {
+    Json conversation = Json::array();
+    for (const Message& m : outcome.messages) {
+      if (m.role != Role::kSystem) conversation.push_back(MessageToStateJson(m));
+    }
+    end.final_fields["conversation"] = std::move(conversation);
+    end.final_fields["images_kept"] = *kept;
+  }
   end.trace = outcome.trace;
   end.usage = outcome.trace.usage;
   end.steps = static_cast<int>(outcome.trace.steps.size());
@@ -275,6 +287,57 @@ Status RestoreImages(const RunImageFolder& folder, const Json& kept, imaging::Im
   return Status::OK();
 }
 
+// `continues`: the earlier run's images back into `store` under their ids
+// (listed in `kept`, in order) and its conversation into `history`. Every
+// refusal names the setting (continues).
+Status LoadEarlierRun(const RunService& service, const std::string& id, imaging::ImageStore& store, Json& kept,
+                      std::vector<Message>& history) {
+  const std::string named = "the earlier run (continues) '" + PrintableLine(Preview(id, 80)) + "'";
+  if (!service.store()) return Status::FailedPrecondition("going on from an earlier run needs a run store");
+  Result<RunRecord> run = service.store()->Get(id);
+  if (!run.ok()) {
+    if (run.status().code() != StatusCode::kNotFound) return run.status();
+    return Status::InvalidArgument(named + " is not in this run store");
+  }
+  if (run->app != "cxr") {
+    return Status::InvalidArgument(named + " is a " + PrintableLine(run->app) +
+                                   " run, not a chest X-ray conversation");
+  }
+  if (run->status == "running" || run->status == "awaiting_approval") {
+    return Status::InvalidArgument(named + " has not ended (status " + run->status +
+                                   "): ask the next question once it has answered" +
+                                   (run->status == "awaiting_approval" ? " (its waiting calls need a decision)" : ""));
+  }
+  // An ended run's checkpoints are gone: its result keeps the conversation and the images (EndOf).
+  const Json fields = run->result.is_object() ? run->result.value("final_fields", Json::object()) : Json::object();
+  const Json conversation = fields.is_object() ? fields.value("conversation", Json()) : Json();
+  const Json images = fields.is_object() ? fields.value("images_kept", Json()) : Json();
+  if (!conversation.is_array() || conversation.empty() || !images.is_array()) {
+    return Status::InvalidArgument(named + " has no conversation stored to go on from (it ended before its " +
+                                   "first question was asked, or a medreact that kept none recorded it)");
+  }
+  history.clear();
+  for (const Json& m : conversation) {
+    Result<Message> message = MessageFromStateJson(m);
+    if (!message.ok()) {
+      return Status::FailedPrecondition("the earlier run (continues) '" + id +
+                                        "': its stored conversation cannot be read: " + message.status().message());
+    }
+    if (message->role != Role::kSystem) history.push_back(std::move(*message));
+  }
+  if (Status s = RestoreImages(RunImageFolder(RunImageFolder::ForStore(service.store()->path())), images, store, id);
+      !s.ok()) {
+    return Status::FailedPrecondition("the earlier run (continues): " + s.message());
+  }
+  kept = images;
+  // A summary written without a model is the answer but not in the conversation.
+  const std::string answer = StringOr(run->result, "answer");
+  const bool answered = !history.empty() && history.back().role == Role::kAssistant &&
+                        history.back().tool_calls.empty() && history.back().content == answer;
+  if (!answer.empty() && !answered) history.push_back(Message::Assistant(answer));
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PreparedCxr>> PrepareCxr(const RunService& service, CxrSettings settings) {
@@ -304,6 +367,9 @@ Result<std::unique_ptr<PreparedCxr>> PrepareCxr(const RunService& service, CxrSe
       .max_side = settings.image_max_side, .keep_phi = settings.keep_phi, .output_dir = p->image_dir});
   std::unique_ptr<RunImageFolder> folder;
   if (service.store()) folder = std::make_unique<RunImageFolder>(RunImageFolder::ForStore(service.store()->path()));
+  if (!settings.continues.empty()) {
+    if (Status s = LoadEarlierRun(service, settings.continues, *store, p->kept_images, p->history); !s.ok()) return s;
+  }
   for (const std::string& path : settings.images) {
     Result<std::string> bytes = ReadUserFile(path, "image", store->options().max_file_bytes);
     Result<std::shared_ptr<const imaging::StoredImage>> added =
@@ -317,11 +383,19 @@ Result<std::unique_ptr<PreparedCxr>> PrepareCxr(const RunService& service, CxrSe
     if (folder) {
       Result<std::string> hash = folder->Put(*bytes);
       if (!hash.ok()) return hash.status();
-      p->kept_images.push_back({{"id", (*added)->id},
-                                {"sha256", *hash},
-                                {"origin", "user"},
-                                {"label", (*added)->label},
-                                {"path", path}});
+      Json entry{{"id", (*added)->id},
+                 {"sha256", *hash},
+                 {"origin", "user"},
+                 {"label", (*added)->label},
+                 {"format", imaging::ImageFormatName((*added)->source_format)},
+                 {"path", path}};
+      if ((*added)->source_format == imaging::ImageFormat::kDicom) {
+        // A browser shows no DICOM: the image as the run sees it, for a front end to show.
+        Result<std::string> png = folder->Put((*added)->png);
+        if (!png.ok()) return png.status();
+        entry["png_sha256"] = *png;
+      }
+      p->kept_images.push_back(std::move(entry));
     }
   }
 
@@ -344,8 +418,8 @@ Result<std::unique_ptr<PreparedCxr>> PrepareCxr(const RunService& service, CxrSe
 Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const std::string& question,
                                      const std::vector<Message>& history, const RunHooks& hooks) {
   if (IsBlank(question)) return Status::InvalidArgument("the question is empty");
-  CxrTurn turn{.question = question, .history = history};
-  if (history.empty()) {  // later questions have the images in the history already, by id
+  CxrTurn turn{.question = question, .history = history.empty() ? p.history : history};
+  if (history.empty()) {  // later questions of the CLI's have the images in the history already, by id
     turn.image_ids = p.image_ids;
     turn.image_errors = p.image_errors;
   }
@@ -394,7 +468,7 @@ Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& p, const 
         out.outcome = RunCxr(turn, config);
         live.reset();
         const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;
-        const RunResult end = EndOf(out.outcome);
+        const RunResult end = EndOf(out.outcome, &p.kept_images);
         out.status = StoredRunStatus(end, interrupted);
         out.run_id = out.outcome.trace.run_id;
         out.stored = false;
@@ -502,12 +576,41 @@ CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResum
   out.outcome = ResumeCxr(p->turn, config, p->state);
   live.reset();
   const bool interrupted = hooks.cancel.cancelled() && out.outcome.status == RunStatus::kError;
-  const RunResult end = EndOf(out.outcome);
+  const RunResult end = EndOf(out.outcome, &kept);
   recorder.Finish(end, interrupted);
   out.run_id = p->run.id;
   out.status = StoredRunStatus(end, interrupted);
   out.stored = true;
   out.how.planner = StringOr(p->run.model, "protocol") == "rules" ? "rules" : "model";
+  return out;
+}
+
+Result<Json> CxrRunImages(const RunService& service, const std::string& run_id) {
+  if (!service.store()) return Status::FailedPrecondition("no run store");
+  Result<RunRecord> run = service.store()->Get(run_id);
+  if (!run.ok()) return run.status();
+  Json out = Json::array();
+  // A run under way or paused: its last checkpoint's list; an ended one: its result's (EndOf).
+  Json kept;
+  Result<std::optional<RunState>> state = service.store()->LatestState(run_id);
+  if (!state.ok()) return state.status();
+  if (state->has_value() && (*state)->app.is_object()) kept = (*state)->app.value("images", Json());
+  if (!kept.is_array() && run->result.is_object()) {
+    const Json fields = run->result.value("final_fields", Json::object());
+    if (fields.is_object()) kept = fields.value("images_kept", Json());
+  }
+  if (!kept.is_array()) return out;
+  for (const Json& k : kept) {
+    if (!k.is_object()) continue;
+    const std::string origin = StringOr(k, "origin");
+    Json image{{"id", StringOr(k, "id")},
+               {"sha256", StringOr(k, "sha256")},
+               {"origin", origin},
+               {"label", StringOr(k, "label")},
+               {"format", StringOr(k, "format", origin == "user" ? "unknown" : "png")}};
+    if (const std::string png = StringOr(k, "png_sha256"); !png.empty()) image["png_sha256"] = png;
+    out.push_back(std::move(image));
+  }
   return out;
 }
 

@@ -29,6 +29,13 @@
 // RunService::Decide stores the decisions, then PrepareCxrResume /
 // RunCxrResume go on with them.
 //
+// A conversation over several runs (CxrSettings::continues): each question
+// of a front end that keeps no process per user (the server's page) is a run
+// of its own that goes on from the earlier one: its conversation (the last
+// checkpoint's, and the answer) becomes the history and its kept images are
+// put back under the same ids, so the new run's checkpoints list them too
+// and it resumes on its own like any other.
+//
 // Messages name settings (the classifier URL, `classifier_url`), never a
 // front end's flag.
 #ifndef MEDREACT_SERVICE_CXR_RUNS_H_
@@ -70,6 +77,12 @@ struct CxrSettings {
   bool stream = false;
   std::string out_path;             // stored with the run's inputs (the front end writes it)
   std::vector<std::string> require_approval;  // approval rules (see above)
+  // The id of an earlier, ended cxr run of the same store this run goes on
+  // from (a conversation over several runs: a follow-up question, or the
+  // user's answer to the agent's clarifying question). Its conversation is
+  // this run's history and its images are put back under their ids before
+  // `images`, which are added to them. Default: "" (a new conversation)
+  std::string continues;
 };
 
 // A cxr run checked and assembled (PrepareCxr): the toolbox and the images,
@@ -84,6 +97,7 @@ struct PreparedCxr {
   std::vector<std::pair<std::string, std::string>> image_errors;  // (path, why) of those not read
   std::vector<std::string> rules;    // the approval rules, checked
   Json kept_images = Json::array();  // the images kept in the run folder so far (see above)
+  std::vector<Message> history;      // `continues`: the earlier run's conversation (system prompt excluded)
 };
 
 // One question's run.
@@ -103,8 +117,9 @@ struct CxrRunOutcome {
 Result<std::unique_ptr<PreparedCxr>> PrepareCxr(const RunService& service, CxrSettings settings);
 
 // Runs one question (`history`: the conversation's earlier turns, the last
-// outcome's messages), recorded when the service has a store: the model,
-// and when it never answered the offline plan (a run of its own).
+// outcome's messages; empty: the prepared run's, which is the earlier run's
+// when it `continues` one), recorded when the service has a store: the
+// model, and when it never answered the offline plan (a run of its own).
 Result<CxrRunOutcome> RunCxrQuestion(RunService& service, PreparedCxr& prepared, const std::string& question,
                                      const std::vector<Message>& history, const RunHooks& hooks);
 
@@ -132,6 +147,15 @@ Result<std::unique_ptr<PreparedCxrResume>> PrepareCxrResume(RunService& service,
 // recording it.
 CxrRunOutcome RunCxrResume(RunService& service, std::unique_ptr<PreparedCxrResume> prepared,
                            const RunHooks& hooks);
+
+// The images a stored cxr run kept, as its last checkpoint lists them (the
+// run folder, see above), for a front end to show: per image {"id", "sha256",
+// "origin" ("user" or the tool that made it), "label", "format"} and, when
+// the kept bytes are not a picture a browser shows (a DICOM file),
+// "png_sha256": the image as the run saw it, rendered to PNG. The user's
+// paths are left out. NotFound for an unknown run; an empty array for a run
+// without images or checkpoint.
+Result<Json> CxrRunImages(const RunService& service, const std::string& run_id);
 
 // The tools a stored cxr run offers (from its stored settings), for
 // RunService::Decide to check a reviewer's edited arguments against.

@@ -205,6 +205,7 @@ TEST(CxrE2ETest, ClassifyAndGroundConcurrentlyThenVisualiseThenAnswer) {
   EXPECT_EQ(calls[0]["result"]["above_threshold"], Json({"Cardiomegaly", "Effusion"}));
   EXPECT_EQ(calls[1]["result"]["boxes"][0]["x1"], 700);
   EXPECT_TRUE(calls[2]["ok"].get<bool>());
+  EXPECT_EQ(calls[2]["result"]["labels_drawn"], Json({"cardiomegaly"}));  // the finding, for the page's alt text
   ASSERT_EQ(out.result["annotated_images"].size(), 1u);
   const std::string annotated = out.result["annotated_images"][0]["path"].get<std::string>();
   ASSERT_FALSE(annotated.empty());

@@ -358,6 +358,7 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
     size_t colour = 0;
     size_t label_index = boxes.size();
     Json drawn_masks = Json::array();
+    Json drawn_labels = Json::array();  // what the picture says, for the user's alt text and the model
     for (const Json& id : masks) {
       auto mask = o.store->Get(id.get<std::string>());
       if (!mask.ok()) return ToolResult::Error("masks: " + mask.status().message());
@@ -372,6 +373,7 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
       std::string text = label_index < labels.size() ? labels[label_index] : (*mask)->label;
       if (text.rfind("mask-", 0) == 0) text = text.substr(5);  // a segmentation mask: its structure's name
       ++label_index;
+      if (!text.empty()) drawn_labels.push_back(text);
       if (!stats.empty()) {
         const double sx = static_cast<double>(canvas.width) / (*mask)->raster.width;
         const double sy = static_cast<double>(canvas.height) / (*mask)->raster.height;
@@ -390,6 +392,7 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
       DrawRectangle(canvas, x0, y0, x1, y1, c, line);
       std::string text = b.contains("label") ? b["label"].get<std::string>() : i < labels.size() ? labels[i] : "";
       if (!text.empty()) {
+        drawn_labels.push_back(text);
         const int ty = static_cast<int>(std::min(y0, y1)) - 8 * scale - line;
         DrawLabel(canvas, static_cast<int>(std::min(x0, x1)), std::max(0, ty), text, c, scale);
       }
@@ -400,6 +403,7 @@ std::unique_ptr<Tool> VisualizerTool(const ImagingPackOptions& o) {
     out["source_image_id"] = (*image)->id;
     out["boxes_drawn"] = boxes.size();
     out["masks_drawn"] = std::move(drawn_masks);
+    out["labels_drawn"] = std::move(drawn_labels);
     if ((*stored)->path.empty()) out["note"] = "not written to a file (no output folder set)";
     return ToolResult::OkJson(out);
   });
