@@ -29,8 +29,9 @@
     turns: new Map(),         // run id → turn (see newTurn)
     images: new Map(),        // run id → its kept images (GET /v1/runs/{id}/images)
     refresh: new Map(),       // run id → {busy, again}: coalesced image reads
-    buffer: [],               // recent cxr events of runs not (yet) known here
+    buffer: [],               // while a question is sent or the tab restored: events of runs not known yet
     sending: false,
+    restoring: false,
   };
   let els = {};
 
@@ -237,7 +238,9 @@
     if (!e || !e.run_id) return;
     const turn = state.turns.get(e.run_id);
     if (!turn) {
-      if (e.app === 'cxr' || !e.app) {
+      // A run's first events may come before its id does (the POST's answer):
+      // kept only meanwhile, and only a cxr run's; another tab's are dropped after.
+      if ((state.sending || state.restoring) && (e.app === 'cxr' || !e.app)) {
         state.buffer.push(e);
         if (state.buffer.length > 2000) state.buffer.splice(0, state.buffer.length - 2000);
       }
@@ -425,8 +428,7 @@
       saveRunIds();
       const turn = newTurn(runId, question, files.map((f) => f.file.name));
       updateReply();
-      for (const e of state.buffer.filter((x) => x.run_id === runId)) apply(turn, e);
-      state.buffer = state.buffer.filter((x) => x.run_id !== runId);
+      for (const e of state.buffer) if (e.run_id === runId) apply(turn, e);
       refreshImages(runId);
       MR.setStatus('');
       MR.announce('Question sent. The agent is working.');
@@ -438,6 +440,7 @@
       return false;
     } finally {
       state.sending = false;
+      if (!state.restoring) state.buffer = [];
     }
   }
 
@@ -478,6 +481,22 @@
   // A reload of the tab: each run of its conversation read again (question,
   // steps, answer, images); events from now on come from the stream.
   async function restore() {
+    state.restoring = true;
+    try {
+      await restoreRuns();
+    } finally {
+      state.restoring = false;
+      for (const e of state.buffer) {
+        const turn = state.turns.get(e.run_id);
+        if (turn) apply(turn, e);
+      }
+      state.buffer = [];
+    }
+    saveRunIds();
+    updateReply();
+  }
+
+  async function restoreRuns() {
     for (const runId of loadRunIds()) {
       let view;
       try {
@@ -502,8 +521,6 @@
       if (run.status !== 'running') showAnswer(turn, run.status, (run.result && run.result.answer) || '');
       refreshImages(runId);
     }
-    saveRunIds();
-    updateReply();
   }
 
   // -------------------------------------------------------------- mount --

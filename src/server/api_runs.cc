@@ -1,5 +1,6 @@
 // The run routes: list, show, events (one run's, or many runs' in one
-// stream), cancel, approvals, artifacts and the app table (api.h).
+// stream), cancel, approvals, artifacts, a run's kept images and the app
+// table (api.h).
 #include <algorithm>
 #include <charconv>
 

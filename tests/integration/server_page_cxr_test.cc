@@ -20,6 +20,7 @@
 
 #include "mockllm/mock_server.h"
 #include "testing/build_paths.h"
+#include "testing/image_builders.h"
 #include "testing/page_script.h"
 #include "testing/serve_fixture.h"
 #include "testing/subprocess.h"
@@ -101,7 +102,9 @@ TEST(ServerCxrConversationTest, AFollowUpRunGoesOnFromTheEarlierRunsConversation
   mockllm::MockLlmServer mock(*parsed);
   ASSERT_TRUE(mock.Start().ok());
   const std::string root = "http://127.0.0.1:" + std::to_string(mock.port());
-  ServeFixture srv({.input_roots = {kDicomDir},
+  testing::TempDir more;  // a PNG added by a later question
+  more.Write("later.png", testing::BuildPng({.width = 8, .height = 6, .samples = std::vector<uint16_t>(48, 200)}));
+  ServeFixture srv({.input_roots = {kDicomDir, more.path()},
                     .model = {.url = mock.base_url(), .name = "mock", .max_retries = 0},
                     .classifier_url = root + "/classify",
                     .grounding_url = root + "/ground"});
@@ -204,6 +207,24 @@ TEST(ServerCxrConversationTest, AFollowUpRunGoesOnFromTheEarlierRunsConversation
   EXPECT_EQ(again["images"][0]["sha256"], dicom["sha256"]);
   EXPECT_EQ(again["images"][0]["png_sha256"], dicom["png_sha256"]);
   EXPECT_EQ(again["images"][1]["sha256"], drawn["sha256"]);
+
+  // A question that goes on from the follow-up with an image of its own: added after the others.
+  auto third = srv.Post("/v1/runs", DumpJson(Json{{"app", "cxr"},
+                                                  {"inputs", {{"question", "And this earlier film?"},
+                                                              {"planner", "model"},
+                                                              {"continues", b},
+                                                              {"images", {more.File("later.png")}}}}}));
+  ASSERT_TRUE(third);
+  ASSERT_EQ(third->status, 201) << third->body;
+  const std::string c = StringOr(Body(third)["run"], "id");
+  WaitEnded(srv, c);  // by turn, the script is past its end: the run's status does not matter here
+  Json three = Body(srv.Get("/v1/runs/" + c + "/images"));
+  ASSERT_EQ(three["images"].size(), 3u) << three.dump();
+  EXPECT_EQ(three["images"][1]["sha256"], drawn["sha256"]);
+  EXPECT_EQ(three["images"][2]["id"], "img3");
+  EXPECT_EQ(three["images"][2]["format"], "png");
+  EXPECT_EQ(three["images"][2]["label"], "later.png");
+  EXPECT_FALSE(three["images"][2].contains("png_sha256"));
 
   // Refusals name their input.
   ExpectError(srv.Post("/v1/runs", DumpJson(Json{{"app", "cxr"}, {"inputs", {{"question", "Anything?"}}}})), 400,

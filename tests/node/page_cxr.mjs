@@ -17,10 +17,12 @@
 // - a reload restores the tab's conversation from its run ids;
 // - axe-core: no serious or critical violation; no console error, no request
 //   off the origin; the screenshot `cxr`.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, launchBrowser, newPage, screenshot, startMock, startServe, until, waitLive,
+  apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
+  waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_cxr');
@@ -142,9 +144,14 @@ try {
   check(await until(async () => (await a.evaluate((s) => document.querySelector(s).complete && document.querySelector(s).naturalWidth, fig)) === 440),
     'the original loads');
   check(/^Original/.test(await a.getAttribute(fig, 'alt')), `the alt text says it is the original ("${await a.getAttribute(fig, 'alt')}")`);
-  await toggle.click();
+  // Again from the keyboard: Space on the focused toggle, its focus visible.
+  await toggle.focus();
+  await a.keyboard.press('Space');
   check(await a.getAttribute(fig, 'src') === '/v1/artifacts/' + drawnA.sha256 && await toggle.getAttribute('aria-pressed') === 'false',
-    'pressed again, the annotated image is back');
+    'pressed again (Space), the annotated image is back');
+  const onToggle = await focused(a);
+  check(onToggle.text === 'Show original' && onToggle.focusVisible && onToggle.outline,
+    `the focused toggle shows its focus (${JSON.stringify(onToggle)})`);
   check(await loadedWidth(a, `#cxr-thumbs li[data-sha="${dicomA.sha256}"] img`) === 440,
     'the uploaded DICOM\'s thumbnail is its PNG rendering, loaded');
   const cds = a.locator(`#cxr-turns > li[data-run-id="${a1}"] .cxr-answer .cds a`);
@@ -187,16 +194,30 @@ try {
     'the two contexts\' images differ (by hash)');
   const figB = `#cxr-turns > li[data-run-id="${b1}"] figure[data-image-id="img2"] img`;
   check(await loadedWidth(b, figB) === 128, 'context B\'s annotated image loads (128 px: its CT)');
+  // B answers the agent's question with a PNG added: the same conversation, one more image.
+  const png = join(env.tmp, 'small.png');
+  execFileSync(env.medreact, ['dicom', join(dicomDir, 'CR_6154_16x16.dcm'), '--png', png], { stdio: 'ignore' });
+  await b.setInputFiles('#cxr-files', png);
+  const b2 = await ask(b, null, 'PA. Here is the earlier film too.');
+  check(b2 && await waitAnswer(b, b2, FINAL), `context B's reply with a PNG is answered (${b2})`);
+  const imagesB2 = (await api.get(`/v1/runs/${b2}/images`)).body.images;
+  const pngB = imagesB2.find((i) => i.id === 'img3');
+  check(imagesB2.length === 3 && imagesB2[0].sha256 === dicomB.sha256 && pngB && pngB.origin === 'user' &&
+        pngB.format === 'png' && pngB.label === 'image1.png',
+  `the reply's run has B's images and the PNG as img3 (${JSON.stringify(imagesB2.map((i) => [i.id, i.origin, i.format, i.label]))})`);
+  check(await loadedWidth(b, `#cxr-thumbs li[data-sha="${pngB && pngB.sha256}"] img`) === 16,
+    'the PNG joins B\'s thumbnails, loaded');
   const htmlA = await a.content();
   const htmlB = await b.content();
   const hashesA = [dicomA.sha256, dicomA.png_sha256, drawnA.sha256];
-  const hashesB = [dicomB.sha256, dicomB.png_sha256, drawnB.sha256];
+  const hashesB = [dicomB.sha256, dicomB.png_sha256, drawnB.sha256, pngB.sha256];
   check(hashesA.every((x) => htmlA.includes(x)) && hashesB.every((x) => htmlB.includes(x)),
     'each page shows its own images (their hashes are in it)');
-  check(!hashesB.some((x) => htmlA.includes(x)) && !htmlA.includes(b1), 'context A never shows B\'s images or run');
+  check(!hashesB.some((x) => htmlA.includes(x)) && !htmlA.includes(b1) && !htmlA.includes(b2),
+    'context A never shows B\'s images or runs');
   check(!hashesA.some((x) => htmlB.includes(x)) && !htmlB.includes(a1) && !htmlB.includes(a2),
     'context B never shows A\'s images or runs');
-  check((await runIds(a)).join() === [a1, a2].join() && (await runIds(b)).join() === b1,
+  check((await runIds(a)).join() === [a1, a2].join() && (await runIds(b)).join() === [b1, b2].join(),
     'each conversation lists its own runs only');
   const pages = [[a, htmlA], [b, htmlB]];
   for (const [p, html] of pages) {
