@@ -2,8 +2,8 @@
 // (tests/node/lib/harness.mjs): a `medreact serve` with the scripted model
 // and the scripted classifier and grounding endpoints. Checks:
 // - a file that is no image and a missing question are refused at their field, nothing sent;
-// - a DICOM uploaded through the file input: the steps as they happen (classifier,
-//   grounding, visualiser with their short results), the annotated image shown
+// - a DICOM uploaded through the file input: the steps as they happen (the
+//   classifier seen running before the answer; then each tool with its short result), the annotated image shown
 //   (it loads; its alt text names the finding; it is the run's kept image by
 //   hash), the toggle (a button with aria-pressed) switches to the original (the
 //   DICOM's PNG rendering) and back, the upload's thumbnail, the answer labelled
@@ -33,6 +33,8 @@ const QUESTION_BACK = 'Cardiomegaly is likely (classifier 0.81). Is this film PA
 const FINAL = 'On a PA film the enlarged heart stands: cardiomegaly (decision support).';
 
 const call = (id, name, args) => ({ id, name, arguments: args });
+const labels = { model: 'scripted-classifier', labels: [
+  { label: 'Cardiomegaly', probability: 0.81 }, { label: 'Pneumothorax', probability: 0.03 }] };
 const box = { x0: 110, y0: 130, x1: 330, y1: 370 };  // the heart on the 440 px film (cut at the CT's 128 px)
 // By turn (the assistant messages in the request), so two conversations follow it at once.
 const script = {
@@ -47,8 +49,9 @@ const script = {
     { message: { content: FINAL } },
   ],
   routes: {
-    '/classify': { on_exhausted: 'repeat_last', responses: [{ json: { model: 'scripted-classifier', labels: [
-      { label: 'Cardiomegaly', probability: 0.81 }, { label: 'Pneumothorax', probability: 0.03 }] } }] },
+    // The first classification is slow: the page shows the call under way before the answer.
+    '/classify': { on_exhausted: 'repeat_last', responses: [
+      { json: labels, delay_ms: 2500 }, { json: labels }] },
     '/ground': { on_exhausted: 'repeat_last', responses: [{ json: { model: 'scripted-grounding',
       boxes: [{ ...box, score: 0.7 }] } }] },
   },
@@ -106,6 +109,8 @@ try {
     .waitFor().then(() => true, () => false);
   check(typeError, `a text file named .png is refused at the file input ("${await a.textContent('#cxr-files-error')}")`);
   check(await a.getAttribute('#cxr-files', 'aria-invalid') === 'true', 'the file input is marked invalid');
+  const refusedAxe = await axeViolations(a);
+  check(refusedAxe.length === 0, `axe: the form with its error has no serious violation (${refusedAxe.join(' | ') || 'none'})`);
   await a.setInputFiles('#cxr-files', CHEST);
   await a.fill('#cxr-question', '   ');
   await a.click('#cxr-form button[type=submit]');
@@ -118,6 +123,13 @@ try {
   // A DICOM through the file input: steps, the annotated image, its toggle, the answer.
   const a1 = await ask(a, CHEST, 'Is the heart enlarged?');
   check(a1 && /^run_/.test(a1), `the question is a run of this tab (${a1})`);
+  const underWay = await until(() => a.evaluate((id) => {
+    const li = document.querySelector(`#cxr-turns > li[data-run-id="${id}"]`);
+    const steps = [...li.querySelectorAll('.cxr-steps li')].map((x) => x.textContent);
+    return steps.includes('chest_xray_classifier: running…') && li.querySelector('.cxr-answer').hidden &&
+      li.querySelector('.cxr-status').textContent === 'working…';
+  }, a1), 15_000, 50);
+  check(underWay, 'the steps show as they happen: the classifier running, no answer yet');
   check(await waitAnswer(a, a1, QUESTION_BACK), 'the agent\'s answer (a clarifying question) is shown');
   const steps = await a.$$eval(`#cxr-turns > li[data-run-id="${a1}"] .cxr-steps li`, (lis) => lis.map((li) => li.textContent));
   check(steps.includes('chest_xray_classifier: above the threshold (0.5): Cardiomegaly 0.81') &&
