@@ -169,7 +169,7 @@
       replyEl: h('div', { class: 'cxr-reply-slot' }),
     };
     turn.el = h('li', { class: 'cxr-turn', dataset: { runId } },
-      h('h3', { class: 'cxr-turn-heading', text: `Question ${n}` }),
+      h('h3', { class: 'cxr-turn-heading', tabindex: '-1', text: `Question ${n}` }),
       h('div', { class: 'cxr-user' },
         h('p', { class: 'cxr-text', text: question }),
         fileNames.length ? h('p', { class: 'cxr-sent', text: 'With ' + fileNames.join(', ') }) : null),
@@ -228,7 +228,11 @@
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       fieldError(input, error, '');
-      await send(input.value, [], input, error);
+      // Sent, the box goes: the focus moves to the new question's heading.
+      if (await send(input.value, [], input, error)) {
+        const heading = els.turns.lastElementChild && els.turns.lastElementChild.querySelector('h3');
+        if (heading) heading.focus();
+      }
     });
     last.replyEl.append(form);
   }

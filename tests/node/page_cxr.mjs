@@ -176,6 +176,8 @@ try {
   await reply.getByRole('button', { name: 'Send reply' }).click();
   const a2 = await until(async () => (await runIds(a))[1]);
   check(a2 && a2 !== a1, `the reply is a new run of the conversation (${a2})`);
+  check(await until(() => a.evaluate((id) => document.activeElement === document.querySelector(`#cxr-turns > li[data-run-id="${id}"] h3`), a2)),
+    'the focus moves from the sent reply to the new question\'s heading');
   check(await waitAnswer(a, a2, FINAL), 'the answer to the reply is shown');
   const shown2 = (await api.get('/v1/runs/' + a2)).body;
   check(shown2.run.inputs.continues === a1 && shown2.run.inputs.message === 'PA.',
