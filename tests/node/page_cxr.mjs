@@ -1,6 +1,7 @@
 // The Chest X-ray view (#cxr, web/cxr.js) in a real browser
-// (tests/node/lib/harness.mjs): a `medreact serve` with the scripted model
-// and the scripted classifier and grounding endpoints. Checks:
+// (tests/node/lib/harness.mjs): a `medreact serve` with a token (each browser
+// context signs in: the API calls and the images go by its session cookie),
+// the scripted model and the scripted classifier and grounding endpoints. Checks:
 // - a file that is no image and a missing question are refused at their field, nothing sent;
 // - a DICOM uploaded through the file input: the steps as they happen (the
 //   classifier seen running before the answer; then each tool with its short result), the annotated image shown
@@ -18,7 +19,7 @@
 // - axe-core: no serious or critical violation; no console error, no request
 //   off the origin; the screenshot `cxr`.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
@@ -82,21 +83,34 @@ async function ask(page, file, question) {
   return ok ? (await runIds(page))[before] : null;
 }
 
+// Opens the view in a new page of `context` and signs in (the images come by the session cookie too).
+async function openView(context, origin, url) {
+  const page = await newPage(context, origin);
+  await page.goto(url + '#cxr', { waitUntil: 'load' });
+  await page.locator('#signin-token').waitFor();
+  await page.fill('#signin-token', TOKEN);
+  await page.press('#signin-token', 'Enter');
+  await page.locator('#cxr-form').waitFor();
+  return page;
+}
+
+const TOKEN = 'page-cxr-token-0123456789abcdef';
 let serve, mock, browser;
 try {
   mock = await startMock(script);
+  const tokenFile = join(env.tmp, 'token');
+  writeFileSync(tokenFile, TOKEN + '\n');
+  chmodSync(tokenFile, 0o600);
   serve = await startServe({
     store: join(env.tmp, 'runs.sqlite'),
-    args: ['--llm-url', mock.url, '--model', 'mock', '--max-retries', '0',
+    args: ['--token-file', tokenFile, '--llm-url', mock.url, '--model', 'mock', '--max-retries', '0',
       '--classifier-url', mock.root + '/classify', '--grounding-url', mock.root + '/ground'],
   });
-  const api = apiClient(serve.origin);
+  const api = apiClient(serve.origin, TOKEN);
   browser = await launchBrowser();
   const contextA = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const a = await newPage(contextA, serve.origin);
-  await a.goto(serve.url + '#cxr', { waitUntil: 'load' });
-  check(await waitLive(a), 'context A: the event stream is open');
-  await a.locator('#cxr-form').waitFor();
+  const a = await openView(contextA, serve.origin, serve.url);
+  check(await waitLive(a), 'context A: signed in, the event stream is open');
   check(await a.title() === 'medreact — Chest X-ray', `the title names the view only ("${await a.title()}")`);
 
   // Bad input is refused at its field, before anything is sent.
@@ -193,10 +207,8 @@ try {
 
   // A second browser context, another DICOM: each sees only its own.
   const contextB = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const b = await newPage(contextB, serve.origin);
-  await b.goto(serve.url + '#cxr', { waitUntil: 'load' });
-  check(await waitLive(b), 'context B: the event stream is open');
-  await b.locator('#cxr-form').waitFor();
+  const b = await openView(contextB, serve.origin, serve.url);
+  check(await waitLive(b), 'context B: signed in, the event stream is open');
   check((await runIds(b)).length === 0, 'context B starts with an empty conversation');
   const b1 = await ask(b, CT, 'Any cardiomegaly?');
   check(b1 && b1 !== a1 && b1 !== a2, `context B's question is its own run (${b1})`);
