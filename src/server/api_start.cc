@@ -65,9 +65,36 @@ Status ResolveUploads(Json& j, const std::map<std::string, std::string>& paths, 
   return Status::OK();
 }
 
+// A refusal's message with each uploaded file's path (the server's own
+// folder) replaced by the form part that sent it: a client is told of its
+// upload, never of where the server keeps it.
+Status WithUploadNames(const Status& status, const std::map<std::string, std::string>& uploads) {
+  std::string message = status.message();
+  bool changed = false;
+  for (const auto& [part, path] : uploads) {
+    const std::string name = "the upload '" + PrintableLine(part) + "'";
+    for (size_t at = message.find(path); at != std::string::npos; at = message.find(path, at + name.size())) {
+      message.replace(at, path.size(), name);
+      changed = true;
+    }
+  }
+  if (!changed) return status;
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument: return Status::InvalidArgument(message);
+    case StatusCode::kNotFound: return Status::NotFound(message);
+    case StatusCode::kFailedPrecondition: return Status::FailedPrecondition(message);
+    case StatusCode::kPermissionDenied: return Status::PermissionDenied(message);
+    case StatusCode::kResourceExhausted: return Status::ResourceExhausted(message);
+    case StatusCode::kUnavailable: return Status::Unavailable(message);
+    default: return Status::Internal(message);
+  }
+}
+
 // The app and its inputs from a JSON body or a multipart form (`app`,
-// `inputs` as JSON text, and files, kept in the upload folder by content).
-Status ReadStart(ApiState& s, const HttpRequest& r, std::string* app, Json* inputs, std::string* field) {
+// `inputs` as JSON text, and files, kept in the upload folder by content;
+// `*kept`: each file part's name and where it was kept).
+Status ReadStart(ApiState& s, const HttpRequest& r, std::string* app, Json* inputs, std::string* field,
+                 std::map<std::string, std::string>* kept) {
   const std::string type = r.Header("content-type");
   if (type.rfind("multipart/form-data", 0) == 0) {
     Result<std::vector<FormPart>> parts =
@@ -106,6 +133,7 @@ Status ReadStart(ApiState& s, const HttpRequest& r, std::string* app, Json* inpu
       return Status::InvalidArgument("the form field inputs is not JSON: " + parsed.status().message());
     }
     *inputs = std::move(*parsed);
+    *kept = uploads;
     return ResolveUploads(*inputs, uploads, "inputs", field);
   }
   Result<Json> body = JsonBody(r, field);
@@ -157,14 +185,15 @@ void CountRunEnd(ApiState& s, const std::string& app, std::chrono::steady_clock:
 void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   std::string app, field;
   Json inputs;
-  if (Status st = ReadStart(s, ex->request(), &app, &inputs, &field); !st.ok()) {
+  std::map<std::string, std::string> uploads;
+  if (Status st = ReadStart(s, ex->request(), &app, &inputs, &field, &uploads); !st.ok()) {
     return ex->Respond(st.code() == StatusCode::kResourceExhausted ? ErrorResponse("too_large", st.message(), field)
                                                                     : StatusResponse(st, field));
   }
   service::AppRunContext ctx = ContextOf(s);
   Result<std::unique_ptr<service::PreparedAppRun>> prepared =
       service::PrepareAppRun(s.service, app, inputs, ctx, &field);
-  if (!prepared.ok()) return ex->Respond(StatusResponse(prepared.status(), field));
+  if (!prepared.ok()) return ex->Respond(StatusResponse(WithUploadNames(prepared.status(), uploads), field));
 
   // The run goes to the run pool; the answer waits for its id (its first
   // checkpoint), so the client can follow it at once.

@@ -5,7 +5,8 @@
 //   the earlier run's conversation (its answer included) and its images
 //   under the same ids, and GET /v1/runs/{id}/images lists the images a run
 //   kept — a DICOM's PNG rendering beside its bytes, the annotated image by
-//   its hash — without the server's paths; refusals name their input.
+//   its hash — without the server's paths; refusals name their input (an
+//   upload by its form part, never by the server's folder).
 // - ServerPageCxrTest: tests/node/page_cxr.mjs in Debian's chromium against
 //   a real `medreact serve`, the scripted model and imaging endpoints (a
 //   DICOM uploaded through the page's file input, the annotated image shown
@@ -238,6 +239,26 @@ TEST(ServerCxrConversationTest, AFollowUpRunGoesOnFromTheEarlierRunsConversation
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   mock.Stop();
+}
+
+TEST(ServerCxrConversationTest, AnUploadThatIsNoImageIsRefusedNamingItsPartNotTheServersFolder) {
+  ServeFixture srv;
+  const std::string boundary = "cxr-boundary-0123";
+  const std::string body = "--" + boundary +
+                           "\r\nContent-Disposition: form-data; name=\"app\"\r\n\r\ncxr\r\n--" + boundary +
+                           "\r\nContent-Disposition: form-data; name=\"inputs\"\r\n\r\n"
+                           "{\"question\": \"Enlarged?\", \"images\": [\"upload:scan\"]}\r\n--" +
+                           boundary +
+                           "\r\nContent-Disposition: form-data; name=\"scan\"; filename=\"scan.dcm\"\r\n"
+                           "Content-Type: application/dicom\r\n\r\nnot a DICOM file at all\r\n--" +
+                           boundary + "--\r\n";
+  auto r = srv.Post("/v1/runs", body, "multipart/form-data; boundary=" + boundary);
+  ExpectError(r, 400, "inputs.images[0]", "the upload 'scan': not a PNG, JPEG or DICOM image");
+  ASSERT_TRUE(r);
+  EXPECT_THAT(r->body, Not(HasSubstr(srv.store_path()))) << "the server's upload folder stays on the server";
+  Result<std::vector<RunRecord>> runs = srv.store()->List({});
+  ASSERT_TRUE(runs.ok());
+  EXPECT_TRUE(runs->empty());
 }
 
 TEST(ServerPageCxrTest, TheChestXrayViewInChromium) {

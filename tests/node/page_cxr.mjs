@@ -132,6 +132,24 @@ try {
     .then(() => true, () => false), 'a blank question is refused at the question box');
   check(await a.getAttribute('#cxr-files', 'aria-invalid') === null, 'the file input is no longer marked invalid');
   check(((await api.get('/v1/runs')).body.runs || []).length === 0, 'nothing was sent for the refused input');
+  // A .dcm that is no DICOM passes the page (a DICOM may lack its preamble) and is refused by the server, at the field.
+  const fake = join(env.tmp, 'fake.dcm');
+  writeFileSync(fake, 'not a DICOM file at all\n');
+  await a.setInputFiles('#cxr-files', fake);
+  await a.fill('#cxr-question', 'Is the heart enlarged?');
+  await a.click('#cxr-form button[type=submit]');
+  const serverError = await a.locator('#cxr-files-error')
+    .filter({ hasText: 'inputs.images[0]: the upload \'image1\': not a PNG, JPEG or DICOM image' }).waitFor()
+    .then(() => true, () => false);
+  const shownError = await a.textContent('#cxr-files-error');
+  check(serverError && await a.getAttribute('#cxr-files', 'aria-invalid') === 'true' && !shownError.includes(env.tmp),
+    `the server's refusal of a fake DICOM is shown at the file input, naming the upload, not the server's folder ("${shownError}")`);
+  // Chromium logs the refused request (400) as a failed load; that one only.
+  const refusedLoads = a.medreact.consoleErrors.splice(0);
+  check(refusedLoads.length === 1 && /status of 400/.test(refusedLoads[0]),
+    `the refusal is the only console line so far (${refusedLoads.join(' | ')})`);
+  check(((await api.get('/v1/runs')).body.runs || []).length === 0 && (await runIds(a)).length === 0,
+    'the refused question started no run and left the conversation empty');
   await a.setInputFiles('#cxr-files', []);
 
   // A DICOM through the file input: steps, the annotated image, its toggle, the answer.
