@@ -211,7 +211,9 @@
     ].filter(Boolean));
     turn.answerEl.hidden = false;
     updateReply();
-    MR.announce(asks ? 'The agent asks: ' + clip(answer, 160) + ' Reply below its question.' : 'The agent has answered.');
+    if (!state.restoring) {
+      MR.announce(asks ? 'The agent asks: ' + clip(answer, 160) + ' Reply below its question.' : 'The agent has answered.');
+    }
   }
 
   // The reply box sits under the last turn when the agent asked a question.
@@ -296,7 +298,7 @@
     if (!r || typeof r.image_id !== 'string') return;
     if (!turn.figures.has(r.image_id)) {
       turn.figures.set(r.image_id, { id: r.image_id, source: r.source_image_id, labels: drawnLabels(r), el: null });
-      MR.announce('An annotated image is ready.');
+      if (!state.restoring) MR.announce('An annotated image is ready.');
     }
     refreshImages(turn.runId);
   }
