@@ -5,8 +5,10 @@
 // Written before the checkpoint that names it commits, so a checkpoint
 // never names an image that is not there (unless it was removed since).
 //
-// RunService::Prune deletes the files no remaining checkpoint names (older
-// than a grace period: a checkpoint may be about to name a new one).
+// RunService::Prune deletes the files no remaining checkpoint or result
+// names (an ended cxr run's result lists its images, for a run that
+// continues its conversation), older than a grace period: a checkpoint may
+// be about to name a new one.
 #ifndef MEDREACT_SERVICE_RUN_IMAGES_H_
 #define MEDREACT_SERVICE_RUN_IMAGES_H_
 

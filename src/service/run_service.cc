@@ -514,6 +514,9 @@ Result<RunService::Pruned> RunService::Prune(const PruneFilter& filter) {
       Result<bool> named = store_->CheckpointsMention(name);
       if (!named.ok()) return named.status();
       if (*named) continue;
+      named = store_->ResultsMention(name);  // an ended cxr run's images (a later run may continue it)
+      if (!named.ok()) return named.status();
+      if (*named) continue;
       if (!filter.dry_run && !fs::remove(entry.path(), ec) && ec) {
         return Status::Unavailable("removing " + entry.path().string() + " from the run folder: " + ec.message());
       }

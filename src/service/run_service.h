@@ -197,7 +197,8 @@ class RunService {
   // Deletes the runs `filter` selects (RunStore::Prune), then the run
   // folder's images (run_images.h) that no remaining checkpoint names: the
   // folder serves resumes, and a run without a checkpoint (finished, or
-  // gone) is never resumed. An image written in the last
+  // gone) is never resumed — nor any remaining run's result (an ended cxr
+  // run's images, for the run that continues its conversation). An image written in the last
   // kImageGraceMinutes is kept whatever the checkpoints say (a run may be
   // about to commit the checkpoint that names it). The same for the server's
   // upload folder (run_images.h): an upload no remaining run's inputs name,

@@ -255,6 +255,9 @@ class RunStore {
   Result<bool> CheckpointsMention(const std::string& text) const;
   // Whether any run's stored inputs hold `text` (e.g. an upload's file name).
   Result<bool> InputsMention(const std::string& text) const;
+  // Whether any run's stored result holds `text` (e.g. the hash of an image an
+  // ended cxr run lists for the run that continues it).
+  Result<bool> ResultsMention(const std::string& text) const;
   // PRAGMA integrity_check: OK, or FailedPrecondition with its findings.
   Status IntegrityCheck() const;
 

@@ -267,4 +267,15 @@ Result<bool> RunStore::InputsMention(const std::string& text) const {
   return false;
 }
 
+Result<bool> RunStore::ResultsMention(const std::string& text) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt s(db_->db, "SELECT 1 FROM runs WHERE result IS NOT NULL AND instr(result, ?1) > 0 LIMIT 1");
+  if (!s.ok()) return db_->Error("preparing a statement");
+  s.Text(1, text);
+  const int rc = s.Step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE) return db_->Error("reading the runs' results");
+  return false;
+}
+
 }  // namespace medreact

@@ -17,9 +17,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "mockllm/mock_server.h"
+#include "service/run_service.h"
+#include "store/run_store.h"
 #include "testing/build_paths.h"
 #include "testing/image_builders.h"
 #include "testing/page_script.h"
@@ -239,6 +243,38 @@ TEST(ServerCxrConversationTest, AFollowUpRunGoesOnFromTheEarlierRunsConversation
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   mock.Stop();
+}
+
+// An ended run has no checkpoint: its result lists the images a later
+// question goes on with, so a prune keeps them while the run is kept.
+TEST(ServerCxrConversationTest, PruneKeepsTheImagesAnEndedRunsResultListsAndDropsThemWithTheRun) {
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto store = std::shared_ptr<RunStore>(std::move(*opened));
+  const std::string listed(64, 'd'), orphan(64, 'e');
+  ASSERT_TRUE(store->CreateRun({.id = "run_done", .app = "cxr"}).ok());
+  ASSERT_TRUE(store->FinishRun("run_done", "finished",
+                               Json{{"answer", "ok"},
+                                    {"final_fields", {{"images_kept", {{{"id", "img1"}, {"sha256", listed}}}}}}},
+                               {}, {})
+                  .ok());
+  const fs::path folder = dir.File("runs.sqlite.images");
+  fs::create_directories(folder);
+  for (const std::string& name : {listed, orphan}) {
+    std::ofstream(folder / name) << "bytes";
+    fs::last_write_time(folder / name, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  }
+  service::RunService service(store);
+  Result<service::RunService::Pruned> kept = service.Prune({.statuses = {"error"}});
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->images, std::vector<std::string>{orphan});
+  EXPECT_TRUE(fs::exists(folder / listed));
+  Result<service::RunService::Pruned> gone = service.Prune({.statuses = {"finished"}});
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_EQ(gone->runs, std::vector<std::string>{"run_done"});
+  EXPECT_EQ(gone->images, std::vector<std::string>{listed});
 }
 
 TEST(ServerCxrConversationTest, AnUploadThatIsNoImageIsRefusedNamingItsPartNotTheServersFolder) {
