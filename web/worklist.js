@@ -156,6 +156,9 @@
     const ended = same && state.data.status === 'running' && w.status !== 'running';
     state.data = w;
     state.pending = null;
+    // The picker's line for it follows (its option's text only: the select keeps its state).
+    const option = [...el.picker.options].find((o) => o.value === w.id);
+    if (option) option.textContent = pickerText(w);
     render();
     if (same && fresh.length) announceNew(fresh);
     if (ended) MR.announce('Worklist ' + w.status + ': ' + w.cases_done + ' of ' + w.cases_total + ' cases triaged.');
@@ -177,10 +180,10 @@
   }
 
   // -------------------------------------------------------------- render --
+  const pickerText = (w) => MR.fmtTime(w.created_at) + ' — ' + w.status + ', ' + w.cases_done + ' of ' +
+    w.cases_total + ' cases';
   function renderPicker() {
-    const options = state.worklists.map((w) => h('option', {
-      value: w.id, text: MR.fmtTime(w.created_at) + ' — ' + w.status + ', ' + w.cases_done + ' of ' + w.cases_total + ' cases',
-    }));
+    const options = state.worklists.map((w) => h('option', { value: w.id, text: pickerText(w) }));
     el.picker.replaceChildren(...(options.length ? options : [h('option', { value: '', text: 'No worklist yet' })]));
     if (state.id) el.picker.value = state.id;
     el.picker.disabled = options.length === 0;
@@ -517,6 +520,8 @@
     try { return JSON.parse(text); } catch (_) { return null; }
   }
 
+  // Echoes of the question and identifiers: not facts for this list (the trace keeps them).
+  const SKIP = ['truncated', 'expanded_to', 'patient_id', 'birth_date', 'query', 'lookback_days'];
   // A tool result as a few readable lines (what the record said).
   function factLines(result) {
     const data = parseJson(result.content);
@@ -532,14 +537,15 @@
       return (name + value).trim() + (extra.length ? ' (' + extra.join(', ') + ')' : '');
     };
     for (const [k, v] of Object.entries(data)) {
-      if (['truncated', 'expanded_to', 'patient_id', 'birth_date', 'query', 'lookback_days'].includes(k)) continue;
+      if (SKIP.includes(k)) continue;
       if (Array.isArray(v)) {
         if (v.length === 0) lines.push(k.replace(/_/g, ' ') + ': none');
         else if (typeof v[0] === 'object') for (const o of v.slice(0, 6)) lines.push(item(o));
         else lines.push(k.replace(/_/g, ' ') + ': ' + v.slice(0, 10).join(', '));
         if (v.length > 6 && typeof v[0] === 'object') lines.push('… and ' + (v.length - 6) + ' more');
       } else if (v && typeof v === 'object') {
-        lines.push(k.replace(/_/g, ' ') + ': ' + Object.entries(v).map(([a, b]) => a + ' ' + b).join(', '));
+        lines.push(k.replace(/_/g, ' ') + ': ' + Object.entries(v).filter(([a]) => !SKIP.includes(a))
+          .map(([a, b]) => a.replace(/_/g, ' ') + ' ' + (b && typeof b === 'object' ? JSON.stringify(b) : b)).join(', '));
       } else if (v !== null && v !== '') {
         lines.push(k.replace(/_/g, ' ') + ': ' + (v === true ? 'yes' : v === false ? 'no' : v));
       }

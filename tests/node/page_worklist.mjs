@@ -103,7 +103,7 @@ try {
   });
   const api = apiClient(serve.origin);
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await newPage(context, serve.origin);
   await page.goto(serve.url + '#worklist', { waitUntil: 'load' });
   check(await waitLive(page), 'the event stream is open (Live)');
@@ -127,6 +127,7 @@ try {
   const firstCase = (await firstRow.locator('a.case-link').textContent()).trim();
   check(firstCase === 'a-renal-cyst', `the first case triaged shows first (${firstCase})`);
   await firstRow.locator('a.case-link').focus();
+  const topBefore = await page.evaluate(() => document.activeElement.getBoundingClientRect().top);
   const full = await until(async () => (await page.textContent('#wl-summary')).startsWith('Worklist finished: 3 of 3'), 60_000);
   check(full, `the worklist finishes on the page (${await page.textContent('#wl-summary')})`);
   await until(async () => (await rowsOf(page)).length === 3);
@@ -146,6 +147,8 @@ try {
   check(snapshots.length >= 2 && snapshots.some((s) => s.length < 3) && snapshots.every((s) => isSorted(s.map(prioNum))),
     `rows arrived over time, every view sorted (${snapshots.map((s) => s.map(prioNum).join('')).join(' → ')})`);
   const still = await focused(page);
+  const topAfter = await page.evaluate(() => document.activeElement.getBoundingClientRect().top);
+  check(Math.abs(topAfter - topBefore) < 2, `the focused row stays where it was on screen (${topBefore} → ${topAfter} px)`);
   check(still.tag === 'a' && still.text === firstCase,
     `the focused case keeps the focus while rows are inserted above it (${JSON.stringify(still)})`);
   const sortState = await page.evaluate(() => [...document.querySelectorAll('#worklist thead th')].map((th) => th.getAttribute('aria-sort')));
