@@ -222,7 +222,8 @@
     const adj = c.risk_adjustment ? c.risk_adjustment + (c.base_priority && c.priority_level
       ? ' (P' + c.base_priority + ' \u2192 P' + c.priority_level + ')' : '') : (c.ok ? 'none (no agent)' : '');
     const status = !c.ok ? (c.not_run ? 'not run' : 'failed: ' + (c.error || ''))
-      : (c.status || '') + (c.fell_back ? ' (rules fallback)' : '') + (c.resumed ? ' (resumed)' : '');
+      : (c.status || '') + (c.status && c.status !== 'finished' ? ': investigation not finished, base priority kept' : '') +
+        (c.fell_back ? ' (rules fallback)' : '') + (c.resumed ? ' (resumed)' : '');
     return h('tr', { dataset: { key: keyOf(c), sig: JSON.stringify(c) } },
       h('td', {}, h('span', { class: 'prio ' + p.cls }, h('span', { class: 'prio-icon', 'aria-hidden': 'true', text: p.icon }), ' ', p.text)),
       h('th', { scope: 'row', class: 'case-cell' }, link),
@@ -687,12 +688,26 @@
   }
 
   // ------------------------------------------------------------- events --
+  // A triage started while the shown worklist is not running may be a new
+  // worklist (another tab, the API): the picker is read again, at most every 2 s.
+  let listsTimer = null;
+  function scheduleLists() {
+    if (listsTimer) return;
+    listsTimer = setTimeout(async () => {
+      try {
+        await loadLists();
+        if (!state.id && state.worklists.length) await choose(state.worklists[0].id);
+      } catch (_) { /* the next event tries again */ }
+      listsTimer = setTimeout(() => { listsTimer = null; }, 2000);
+    }, 300);
+  }
+
   function onEvent(event) {
     if (event.app !== 'triage') return;
     if (state.caseRun && event.run_id === state.caseRun && state.visible) scheduleCase();
     if (!state.visible) return;
-    if (state.data && state.data.status !== 'running') return;
-    scheduleRefresh();
+    if (state.data && state.data.status === 'running') scheduleRefresh();
+    else if (event.type === 'run_started') scheduleLists();
   }
 
   // ----------------------------------------------------------- the view --

@@ -15,6 +15,8 @@
 // - keyboard only (Tab, arrow keys, Enter) opens the top P1 case;
 // - "Pause updates" holds the rows of an uploaded worklist (folder input)
 //   and says how many wait; resuming shows them;
+// - "Cancel this worklist": the case under way ends interrupted (said in its
+//   row), the cases not run are listed last as not triaged;
 // - axe-core: no serious or critical violation on the list and the case view;
 // - no console error, no request off the origin, no patient id in title or URL.
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -50,6 +52,8 @@ const script = {
     ...investigation({ medication: 'anticoag', adjustment: 'NONE', critical: [], assessment: 'Mild cardiomegaly, normal rate.' }),
     ...investigation({ medication: 'anticoag', adjustment: 'NONE', critical: [], assessment: 'Intracranial bleed; reversal review.' }),
     ...investigation({ medication: 'anticoag', adjustment: 'NONE', critical: [], assessment: 'PE without anticoagulation.' }),
+    // The cancelled worklist: its first case's first model turn is still under way when it is cancelled.
+    { delay_ms: 20000, message: { content: 'THOUGHT: too late.' } },
   ],
 };
 
@@ -90,6 +94,7 @@ const rowsOf = (page) => page.evaluate(() => [...document.querySelectorAll('#wor
   prio: r.cells[0].textContent.trim(), cls: r.cells[0].querySelector('.prio').className,
   icon: r.cells[0].querySelector('.prio-icon')?.textContent, iconHidden: r.cells[0].querySelector('.prio-icon')?.getAttribute('aria-hidden'),
   case: r.cells[1].textContent.trim(), review: r.cells[2].textContent.trim(), adjustment: r.cells[3].textContent.trim(),
+  status: r.cells[5].textContent.trim(),
   href: r.querySelector('a.case-link')?.getAttribute('href') || null,
 })));
 const isSorted = (prios) => prios.every((p, i) => i === 0 || prios[i - 1] <= p);
@@ -283,6 +288,23 @@ try {
   const after = await until(() => page.evaluate(() => window.__wl.assertive.length && window.__wl));
   check(after.assertive.some((t) => t.startsWith('New P1 critical case: u2-bleed')) &&
         after.polite.some((t) => t === 'Updates paused.'), `pause and the held P1 are announced (${after.assertive.join(' | ')})`);
+
+  // Cancel: the case under way ends interrupted, the others are not run.
+  await page.fill('#wl-dir', folder);
+  await page.fill('#wl-concurrency', '1');
+  await page.click('text=Start worklist');
+  await page.locator('text=Cancel this worklist').waitFor();
+  await until(async () => (await api.get('/v1/worklists')).body.worklists[0].cases_total === 3 &&
+    (await page.textContent('#wl-summary')).startsWith('Running'));
+  await page.click('text=Cancel this worklist');
+  const cancelled = await until(async () => (await page.textContent('#wl-summary')).startsWith('Worklist interrupted'), 30_000);
+  check(cancelled, `the Cancel button stops the worklist (${await page.textContent('#wl-summary')})`);
+  const cut = await until(async () => { const r = await rowsOf(page); return r.length === 3 && r; });
+  const notRun = await page.textContent('.wl-filters button[data-filter="failed"]');
+  check(cut && notRun === 'Not triaged (2)' && cut.slice(1).every((r) => r.prio === '\u2715 Not triaged' && r.status === 'not run') &&
+        /^(interrupted|error): investigation not finished, base priority kept$/.test(cut[0].status) &&
+        !await page.locator('text=Cancel this worklist').isVisible(),
+  `the cases not run are listed last as not triaged, the cut one says so (${notRun}; ${cut && cut.map((r) => r.case + ' ' + r.prio + ' ' + r.status).join(', ')})`);
 
   // The refused folder (/etc) is logged by chromium as one failed load; nothing else may be.
   const errors = page.medreact.consoleErrors;
