@@ -488,7 +488,7 @@
   // ----------------------------------------------------------- the case --
   let caseTimer = null;
 
-  async function loadCase(runId) {
+  async function loadCase(runId, tries = 0) {
     let view;
     let triage = null;
     let triageError = null;
@@ -505,6 +505,11 @@
     }
     if (state.caseRun !== runId) return false;
     renderCase(runId, view, triage, triageError);
+    // A case's result is written just after its run ends: look again a few times.
+    const ended = view.run.status !== 'running' && view.run.status !== 'awaiting_approval';
+    if (triageError && triageError.status === 404 && ended && tries < 5) {
+      setTimeout(() => { if (state.caseRun === runId && !el.case.hidden) loadCase(runId, tries + 1); }, 1000);
+    }
     return true;
   }
 
@@ -649,6 +654,8 @@
       h('ul', {}, factLines(f.result).map((line) => h('li', { text: line }))))))
       : h('p', { text: 'The tools returned no record facts for this case.' });
 
+    // A re-render (the run went on) keeps the focus on the element of the same id.
+    const focusId = el.case.contains(document.activeElement) ? document.activeElement.id : '';
     el.case.replaceChildren(
       backLink(),
       h('h2', { id: 'wl-case-heading', tabindex: '-1', text: 'Case ' + caseName }),
@@ -664,6 +671,7 @@
         steps.length ? trace : h('p', { text: 'No step recorded yet.' })));
     el.case.dataset.runId = runId;
     el.case.dataset.status = run.status;
+    if (focusId && document.getElementById(focusId)) document.getElementById(focusId).focus({ preventScroll: true });
   }
 
   function prettyJson(text) {
