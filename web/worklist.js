@@ -144,7 +144,7 @@
     } else {
       apply(w);
     }
-    if (w.status === 'running') scheduleRefresh(3000);  // events wake it sooner; this is the fallback
+    if (w.status === 'running' && state.visible) scheduleRefresh(3000);  // events wake it sooner; the fallback
   }
 
   // A fetched worklist becomes the shown one: the new cases are announced.

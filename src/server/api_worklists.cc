@@ -329,10 +329,10 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     for (const auto& [id, w] : s.worklists) by_id[id] = brief(id, w->status, w->created_at, w->total, w->done, w->failed);
   }
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(WorklistsDir(s), ec)) {
-    const std::string id = entry.path().filename().string();
+  for (std::filesystem::directory_iterator it(WorklistsDir(s), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string id = it->path().filename().string();
     if (!IsWorklistId(id) || by_id.count(id)) continue;
-    Result<std::string> text = ReadUserFile(entry.path().string() + "/server.json", "the worklist's record", 1 << 20);
+    Result<std::string> text = ReadUserFile(it->path().string() + "/server.json", "the worklist's record", 1 << 20);
     if (!text.ok()) continue;
     Result<Json> r = ParseJson(*text);
     if (!r.ok() || !r->is_object()) continue;
@@ -348,28 +348,31 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   });
   if (lists.size() > kMaxWorklists) lists.resize(kMaxWorklists);
 
-  // A folder's cases: its sub-folders holding findings.txt (symbolic links are not followed).
+  // A folder's sub-folders (symbolic links are not followed), at most kMaxEntries looked at in all.
   size_t entries = 0;
-  const auto count_cases = [&entries](const std::filesystem::path& dir) {
-    size_t n = 0;
+  const auto sub_folders = [&entries](const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
     std::error_code e;
-    for (const auto& sub : std::filesystem::directory_iterator(dir, e)) {
+    for (std::filesystem::directory_iterator it(dir, e), end; !e && it != end; it.increment(e)) {
       if (++entries > kMaxEntries) break;
       std::error_code se;
-      if (sub.is_symlink(se) || !sub.is_directory(se)) continue;
-      if (std::filesystem::is_regular_file(sub.path() / "findings.txt", se)) ++n;
+      if (!it->is_symlink(se) && it->is_directory(se)) out.push_back(it->path());
+    }
+    return out;
+  };
+  // A folder's cases: its sub-folders holding findings.txt.
+  const auto count_cases = [&sub_folders](const std::filesystem::path& dir) {
+    size_t n = 0;
+    for (const auto& sub : sub_folders(dir)) {
+      std::error_code se;
+      if (std::filesystem::is_regular_file(sub / "findings.txt", se)) ++n;
     }
     return n;
   };
   Json folders = Json::array();
   for (const std::string& root : s.options.input_roots) {
     std::vector<std::filesystem::path> candidates = {root};
-    std::error_code e;
-    for (const auto& sub : std::filesystem::directory_iterator(root, e)) {
-      if (++entries > kMaxEntries) break;
-      std::error_code se;
-      if (!sub.is_symlink(se) && sub.is_directory(se)) candidates.push_back(sub.path());
-    }
+    for (auto& sub : sub_folders(root)) candidates.push_back(std::move(sub));
     std::sort(candidates.begin() + 1, candidates.end());
     for (const auto& dir : candidates) {
       if (folders.size() >= kMaxFolders || entries > kMaxEntries) break;
@@ -393,7 +396,8 @@ void ShowTriageCase(ApiState& s, const std::shared_ptr<Exchange>& ex, const Para
   const Json wl = run->inputs.is_object() && run->inputs.contains("worklist") ? run->inputs["worklist"] : Json();
   const std::filesystem::path out = std::filesystem::path(StringOr(wl, "out")).lexically_normal();
   const std::string name = StringOr(wl, "case");
-  const std::filesystem::path mine = std::filesystem::absolute(WorklistsDir(s)).lexically_normal();
+  std::error_code ec;
+  const std::filesystem::path mine = std::filesystem::absolute(WorklistsDir(s), ec).lexically_normal();
   const std::string worklist_id = out.parent_path().filename().string();
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || out.filename() != "out" ||
       !IsWorklistId(worklist_id) || out.parent_path().parent_path() != mine) {
