@@ -130,7 +130,6 @@ try {
   const firstRow = page.locator('#worklist tbody tr[data-key]').first();
   await firstRow.waitFor({ timeout: 30_000 });
   const firstCase = (await firstRow.locator('a.case-link').textContent()).trim();
-  check(firstCase === 'a-renal-cyst', `the first case triaged shows first (${firstCase})`);
   await firstRow.locator('a.case-link').focus();
   const topBefore = await page.evaluate(() => document.activeElement.getBoundingClientRect().top);
   const full = await until(async () => (await page.textContent('#wl-summary')).startsWith('Worklist finished: 3 of 3'), 60_000);
