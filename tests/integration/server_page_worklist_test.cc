@@ -11,7 +11,10 @@
 // Then the view in chromium (tests/node/page_worklist.mjs): a worklist submitted
 // through the page with the scripted triage model, rows arriving in priority
 // order, the case view with its facts linked to the trace, keyboard only,
-// pause, announcements, axe-core, screenshots `worklist` and `worklist-case`.
+// pause, cancel, announcements, axe-core, screenshots `worklist` and
+// `worklist-case`; and on a server with a token and no model
+// (tests/node/page_worklist_rules.mjs), the rules planner's worklists from the
+// folder form and an upload, signed in by the session cookie.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -144,6 +147,14 @@ TEST(ServerWorklistsListTest, AServerWithoutInputRootsListsNoFolder) {
 // The view in chromium with the scripted triage model (tests/node/page_worklist.mjs).
 TEST(ServerPageWorklistTest, TheWorklistViewInChromium) {
   PAGE_SCRIPT_OR_SKIP(r, "page_worklist.mjs");
+  EXPECT_PAGE_PASSED(r);
+}
+
+// A server with a token and no model (tests/node/page_worklist_rules.mjs):
+// signed in by the cookie, a folder and an upload triaged by the rules
+// planner end as their case.json expect.
+TEST(ServerPageWorklistTest, SignedInTheRulesPlannersWorklistsEndAsTheirCasesExpect) {
+  PAGE_SCRIPT_OR_SKIP(r, "page_worklist_rules.mjs");
   EXPECT_PAGE_PASSED(r);
 }
 
