@@ -191,7 +191,12 @@ const MR = (() => {
       source = new EventSource('/v1/events?since=' + lastId);
       setState('connecting');
       source.onopen = () => setState('open');
-      source.onerror = () => setState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
+      // A stored event of type `error` (SSE `event: error`) also reaches
+      // onerror, as a MessageEvent: it is an event, not a broken connection.
+      source.onerror = (ev) => {
+        if (ev instanceof MessageEvent) return;
+        setState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
+      };
       for (const type of TYPES) source.addEventListener(type, onMessage);
       source.onmessage = onMessage;  // a message without an `event:` line
     }
