@@ -18,6 +18,10 @@
 //   links to the run (#runs/RUN_ID);
 // - axe: no serious or critical violation; screenshot `research`;
 // - following the PMID link (intercepted: no internet) reaches its URL;
+// - another tab opened at #research/RUN_ID shows the same rows (read once
+//   from the run's stored events), the report and the failed source;
+// - no source chosen is refused in the page; a server without network tools
+//   refuses an online research, its message at the checkbox;
 // - no console error; no request left the origin but the followed link.
 import { join } from 'node:path';
 import {
@@ -80,7 +84,7 @@ const script = {
   ],
 };
 
-let serve, mock, browser;
+let serve, closed, mock, browser;
 try {
   check(pubmedUrl && ctgovUrl && europepmcUrl, 'the wrapper gave the three literature fixture URLs');
   mock = await startMock(script);
@@ -148,7 +152,7 @@ try {
   const rowCounts = new Set(before.map((e) => e.rows).filter((n) => n > 0));
   check(rowsBefore >= 8, `several event rows were shown before the report (${rowsBefore})`);
   check(rowCounts.size >= 4, `the rows came in separate updates as the agents worked (${[...rowCounts].join(', ')})`);
-  const types = await page.locator('#research-events li').evaluateAll((lis) => lis.map((li) => li.dataset.type));
+  const types = await page.locator('#research-events > li').evaluateAll((lis) => lis.map((li) => li.dataset.type));
   for (const t of ['started', 'searching', 'search_complete', 'judge_complete', 'hypothesizing', 'synthesizing', 'complete']) {
     check(types.includes(t), `an event row of type ${t}`);
   }
@@ -221,10 +225,47 @@ try {
 
   const title = await page.title();
   check(title === 'medreact — Research' && !title.toLowerCase().includes('pembrolizumab'), `the title names only the view ("${title}")`);
+
+  // The run opened by its URL in another tab: its stored events read once
+  // from the run's stream, the same rows, the report and its references.
+  const rowCount = await page.locator('#research-events > li').count();
+  const other = await newPage(context, serve.origin);
+  await other.goto(serve.url + '#research/' + encodeURIComponent(runId), { waitUntil: 'load' });
+  await other.locator('#research-report[data-state="final"]').waitFor();
+  await other.locator('#research-references li').nth(1).waitFor();
+  const otherRows = await until(async () => {
+    const n = await other.locator('#research-events > li').count();
+    return n === rowCount ? n : null;
+  }, 10_000);
+  check(otherRows === rowCount, `another tab shows the run's ${rowCount} event rows from the store (${otherRows})`);
+  const otherCites = await other.locator('#research-report a.cite').count();
+  check(otherCites === 5, `and its report with the 5 citation links (${otherCites})`);
+  check(await other.locator('#research-failed li').count() === 1, 'and its failed source');
+  const otherSeqs = await other.locator('#research-events > li').evaluateAll((lis) => lis.map((li) => Number(li.dataset.seq)));
+  check(otherSeqs.every((n, i) => i === 0 || n > otherSeqs[i - 1]), `the rows are in the run's order (${otherSeqs.join(',')})`);
+  const otherErrors = other.medreact.consoleErrors.concat(other.medreact.offOrigin);
+  check(otherErrors.length === 0, `the other tab: no console error, no request off the origin (${otherErrors.join(' | ') || 'none'})`);
+  await other.close();
+
+  // The form's other refusals: no source (in the page), and the server's
+  // precise message on the field it names (a server that keeps the
+  // literature services off).
+  await page.evaluate(() => { location.hash = '#research'; });
+  await page.fill('#research-question', QUESTION);
+  for (const box of await page.locator('#research-form input[name="source"]').all()) await box.uncheck();
+  await page.click('#research-form button[type="submit"]');
+  const noSource = (await page.locator('#research-sources-error').textContent()).trim();
+  check(noSource === 'Choose at least one source.', `no source is refused with a message ("${noSource}")`);
+  check(await page.evaluate(() => document.activeElement.name === 'source'), 'the focus is on the first source');
+  const runsBefore = ((await api.get('/v1/runs?app=research')).body.runs || []).length;
+  check(runsBefore === 1, `still one research run (${runsBefore})`);
+
   const errors = [...page.medreact.consoleErrors];
   const offOrigin = page.medreact.offOrigin.filter((u) => !u.startsWith('https://pubmed.ncbi.nlm.nih.gov/'));
 
-  // Follow the PubMed link (intercepted above).
+  // Back to the run, then follow the PubMed link (intercepted above).
+  await page.evaluate((id) => { location.hash = '#research/' + id; }, runId);
+  await page.locator('#research-ref-2 a', { hasText: 'PMID 27797938' }).waitFor();
   await page.locator('#research-ref-2 a', { hasText: 'PMID 27797938' }).click();
   const reached = await until(() => page.url() === PMID_URL, 15_000);
   check(reached, `following the link reached ${PMID_URL} (${page.url()})`);
@@ -232,11 +273,27 @@ try {
 
   check(errors.length === 0, `no console error (${errors.join(' | ') || 'none'})`);
   check(offOrigin.length === 0, `no other request left the origin (${offOrigin.join(', ') || 'none'})`);
+
+  // A server without network tools refuses an online research: its message
+  // shows at the "online" checkbox, which is marked invalid.
+  closed = await startServe({ store: join(env.tmp, 'closed.sqlite'), args: ['--llm-url', mock.url, '--model', 'mock'] });
+  const offline = await newPage(context, closed.origin);
+  await offline.goto(closed.url + '#research', { waitUntil: 'load' });
+  await offline.fill('#research-question', QUESTION);
+  await offline.click('#research-form button[type="submit"]');
+  const refusal = await offline.locator('#research-online-error').filter({ hasText: /\S/ }).textContent();
+  check(/reaching the literature services is not allowed here/.test(refusal),
+    `the server's refusal shows at the online checkbox ("${refusal}")`);
+  check(await offline.evaluate(() => document.activeElement.id === 'research-online' &&
+    document.activeElement.getAttribute('aria-invalid') === 'true'), 'the focus is on the checkbox, marked invalid');
+  const offlineErrors = offline.medreact.consoleErrors.filter((e) => !/status of 400/.test(e));
+  check(offlineErrors.length === 0, `no other console error (${offlineErrors.join(' | ') || 'none'})`);
 } catch (err) {
   fail(err);
 } finally {
   if (browser) await browser.close().catch(() => {});
   if (serve) await serve.stop();
+  if (closed) await closed.stop();
   if (mock) await mock.stop();
 }
 finish();
