@@ -130,6 +130,8 @@ try {
       window.__researchLog.push({
         rows: document.querySelectorAll('#research-events li.research-event').length,
         report: document.querySelector('#research-report')?.dataset.state === 'final',
+        draft: document.querySelector('#research-report')?.dataset.state === 'draft' &&
+          document.querySelector('#research-report').textContent,
       });
     }).observe(view, { childList: true, subtree: true, attributes: true });
   });
@@ -152,6 +154,10 @@ try {
   const rowCounts = new Set(before.map((e) => e.rows).filter((n) => n > 0));
   check(rowsBefore >= 8, `several event rows were shown before the report (${rowsBefore})`);
   check(rowCounts.size >= 4, `the rows came in separate updates as the agents worked (${[...rowCounts].join(', ')})`);
+  // The report agent's text as it streams (stored in pieces), shown as a draft before the report.
+  const drafts = before.filter((e) => e.draft).map((e) => e.draft);
+  check(drafts.length > 0 && drafts[drafts.length - 1] === 'Writing the report.',
+    `the report agent's streamed text shows as a draft first (${JSON.stringify(drafts.slice(-1))})`);
   const types = await page.locator('#research-events > li').evaluateAll((lis) => lis.map((li) => li.dataset.type));
   for (const t of ['started', 'searching', 'search_complete', 'judge_complete', 'hypothesizing', 'synthesizing', 'complete']) {
     check(types.includes(t), `an event row of type ${t}`);
