@@ -279,6 +279,14 @@
       fetchRun(e.run_id);
       loadEarlier();
     }
+    // The run's end without a report: it failed, or a search waits for a
+    // person's decision (stored with the run's status).
+    const paused = e.type === 'progress' && e.data && Array.isArray(e.data.awaiting_approval) && !e.agent;
+    if ((e.type === 'error' && !e.agent) || paused) {
+      MR.announce(e.message, true);
+      fetchRun(e.run_id);
+      loadEarlier();
+    }
   }
 
   // A run this tab did not start: its stored events once, from the run's own
@@ -421,7 +429,11 @@
     if (!r || !ui) return;
     ui.run.hidden = false;
     ui.question.textContent = r.question || '';
-    ui.runStatus.textContent = r.status ? 'Status: ' + r.status.replace(/_/g, ' ') + (r.error ? ' — ' + r.error : '') : 'Status: running';
+    ui.runStatus.replaceChildren(r.status ? 'Status: ' + r.status.replace(/_/g, ' ') + (r.error ? ' — ' + r.error : '')
+      : 'Status: running');
+    if (r.status === 'awaiting_approval') {
+      ui.runStatus.append(' ', h('a', { href: '#approvals', text: 'Decide on the searches waiting' }));
+    }
     ui.cds.replaceChildren(MR.cdsLabel('#runs/' + encodeURIComponent(current), 'See the run this report is based on'));
     renderReport();
   }

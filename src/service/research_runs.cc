@@ -128,6 +128,13 @@ class ResearchRecording {
   std::string Finish(const ResearchOutcome& out) {
     if (!recorder_) return "";
     KeepDraft(/*write_now=*/false);
+    if (!out.status.ok()) {
+      // No `complete` comes: whoever follows the run's events learns its end
+      // from this one (stored with the result).
+      Keep({.type = ResearchEventType::kError, .iteration = out.rounds, .timestamp = UtcTimestampMillis(),
+            .message = "The research failed: " + Preview(out.status.message(), 300)},
+           /*write_now=*/false);
+    }
     RunResult end;
     const std::string status = ResearchRunStatus(out);
     end.status = status == "finished"            ? RunStatus::kFinished

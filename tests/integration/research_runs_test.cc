@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/research/research_memory.h"
 #include "service/research_runs.h"
 #include "store/run_store.h"
 #include "testing/build_paths.h"
@@ -373,6 +374,30 @@ TEST(ResearchRunsTest, AgentStartsAndTheReportsTextAreStoredAsTheyHappen) {
   const std::vector<RunEvent> all = store->Events(id).value();
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.back().type, "complete");
+}
+
+// A research that fails (here: its memory file holds another question) ends
+// with an `error` event stored with its result, so a page following its
+// events learns the end without a `complete`.
+TEST(ResearchRunsTest, AFailedResearchsLastStoredEventSaysItFailed) {
+  testing::TempDir dir;
+  const std::string memory = dir.File("memory.sqlite");
+  ASSERT_TRUE(ResearchMemory::Open(memory, "Another question entirely?").ok());
+  auto store = Store(dir.File("runs.sqlite"));
+  RunService service(store);
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, RulesStart(memory));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), {});
+  ASSERT_TRUE(run.stored);
+  EXPECT_EQ(run.status, "error");
+  Result<std::vector<RunEvent>> events = store->Events(run.run_id);
+  ASSERT_TRUE(events.ok());
+  ASSERT_FALSE(events->empty());
+  EXPECT_EQ(events->back().type, "error");
+  const Json last = ParseJson(events->back().json).value_or(Json());
+  EXPECT_THAT(StringOr(last, "message"), HasSubstr("The research failed: research memory"));
+  EXPECT_FALSE(last.contains("agent"));
+  EXPECT_EQ(store->Get(run.run_id)->status, "error");
 }
 
 TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {
