@@ -126,7 +126,8 @@
   // The sections the view shows from the run's result instead of the text.
   const STRUCTURED = /^(references|gathered, not cited|searches that failed)$/i;
 
-  // Block markdown → elements: ATX headings (one level below the view's),
+  // Block markdown → elements: ATX headings (below the Report section's h3:
+  // # → h4, ## → h5, deeper → h6),
   // paragraphs, bullet and numbered lists, rules. `skipStructured` leaves out
   // the References, Gathered-not-cited and failed-searches sections.
   function renderMarkdown(markdown, skipStructured) {
@@ -157,7 +158,7 @@
           skipLevel = level;
           continue;
         }
-        out.push(h('h' + Math.min(level + 2, 6), { class: 'md-h' + level }, inline(heading[2])));
+        out.push(h('h' + Math.min(level + 3, 6), { class: 'md-h' + level }, inline(heading[2])));
         continue;
       }
       if (skipping) continue;
@@ -302,7 +303,10 @@
         headers: { accept: 'text/event-stream', 'x-medreact-page': '1' }, credentials: 'same-origin',
         signal: controller.signal,
       });
-      if (!res.ok || !res.body) return;
+      if (!res.ok || !res.body) {
+        r.backfilled = false;  // a later show tries again; fetchRun says what is wrong
+        return;
+      }
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {

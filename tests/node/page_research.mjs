@@ -179,15 +179,21 @@ try {
   check(/Europe PMC preprints search "pembrolizumab" failed/.test(failedRow), `the failed search is an event row (${failedRow})`);
 
   // The report as elements.
-  check((await page.locator('#research-report h3').first().textContent()) === 'Pembrolizumab in cancer', 'the title is a heading');
-  check((await page.locator('#research-report h4').first().textContent()) === 'Findings', 'the section is a sub-heading');
+  check((await page.locator('#research-report h4').first().textContent()) === 'Pembrolizumab in cancer',
+    'the title is a heading (h4, under the Report section\'s h3)');
+  check((await page.locator('#research-report h5').first().textContent()) === 'Findings', 'the section is a sub-heading (h5)');
   check(await page.locator('#research-report strong', { hasText: 'registered' }).count() === 1 &&
         await page.locator('#research-report em', { hasText: 'found' }).count() === 1, 'emphasis renders as strong and em');
   check(await page.locator('#research-report ul > li').count() === 2, 'the list renders as a list of 2 items');
   check(await page.locator('#research-report b').count() === 0 &&
         (await page.locator('#research-report').textContent()).includes('<b>markup</b>'), 'markup in the text stays text');
-  check(await page.locator('#research-report h3, #research-report h4', { hasText: 'References' }).count() === 0,
+  check(await page.locator('#research-report h4, #research-report h5', { hasText: 'References' }).count() === 0,
     'the report text\'s own References section gives way to the linked list');
+  const stored = (await api.get('/v1/runs/' + runId)).body.run.result.answer;
+  check(stored.includes('## References') && stored.includes('## Searches that failed'),
+    'the stored report has its own References and failed-searches sections (which the view shows as lists)');
+  check(await page.locator('#research-report h4, #research-report h5', { hasText: 'Searches that failed' }).count() === 0,
+    'the failed searches show once, in their own list');
 
   // Citations: renumbered in order of first citation, each a link to its reference.
   const cites = await page.locator('#research-report a.cite').evaluateAll((as) => as.map((a) => a.dataset.ref));
