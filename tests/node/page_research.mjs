@@ -217,6 +217,11 @@ try {
   const focusedRef = await page.evaluate(() => document.activeElement.id);
   check(focusedRef === 'research-ref-2', `clicking [2] moves the focus to reference 2 (${focusedRef})`);
   check(await page.evaluate(() => location.hash) === hashBefore, 'the hash stays the run\'s route');
+  // The keyboard: Enter on the first [1] moves the focus to reference 1.
+  await page.locator('#research-report a.cite[data-ref="1"]').first().focus();
+  await page.keyboard.press('Enter');
+  const byKey = await page.evaluate(() => document.activeElement.id);
+  check(byKey === 'research-ref-1', `Enter on [1] moves the focus to reference 1 (${byKey})`);
 
   // The failed source with its reason, and the decision-support label with its basis.
   const failed = await page.locator('#research-failed li').allTextContents();
