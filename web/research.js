@@ -503,7 +503,7 @@
       const target = field.endsWith('question') ? ui.questionInput
         : field.includes('sources') ? ui.sources : field.endsWith('online') ? ui.online : null;
       if (target) {
-        fieldError(target, err.message);
+        fieldError(target, err.message + (target === ui.online ? ' Clear this box to answer from recorded responses only.' : ''));
         (target === ui.sources ? ui.form.querySelector('input[name="source"]') : target).focus();
       } else {
         ui.formError.textContent = err.message;

@@ -299,7 +299,7 @@ try {
   await offline.fill('#research-question', QUESTION);
   await offline.click('#research-form button[type="submit"]');
   const refusal = await offline.locator('#research-online-error').filter({ hasText: /\S/ }).textContent();
-  check(/reaching the literature services is not allowed here/.test(refusal),
+  check(/reaching the literature services is not allowed here.*Clear this box/.test(refusal),
     `the server's refusal shows at the online checkbox ("${refusal}")`);
   check(await offline.evaluate(() => document.activeElement.id === 'research-online' &&
     document.activeElement.getAttribute('aria-invalid') === 'true'), 'the focus is on the checkbox, marked invalid');
