@@ -266,6 +266,7 @@
     const seq = Number(e.seq);
     if (!Number.isFinite(seq) || r.events.has(seq)) return;
     r.events.set(seq, e);
+    if (e.type === 'synthesizing') r.draft = '';  // a report (or the fallback's) starts anew
     if (e.type === 'streaming' && e.agent === 'report' && e.data && typeof e.data.text === 'string') {
       r.draft += e.data.text;
     }
@@ -273,7 +274,7 @@
     if (e.run_id !== current) return;
     addRow(e);
     if (e.type === 'searching') MR.announce(agentName(e) + ': ' + e.message);
-    if (e.type === 'streaming' && e.agent === 'report') renderReport();
+    if ((e.type === 'streaming' && e.agent === 'report') || e.type === 'synthesizing') renderReport();
     if (e.type === 'complete') {
       renderReport();
       MR.announce('The research report is written.');
