@@ -28,9 +28,9 @@ function script() {
     const calls = ['a', 'b'].map((p) => ({
       id: `call_${s}${p}`, name: 'calculator', arguments: JSON.stringify({ expression: `${s} * 7` }),
     }));
-    responses.push({ delay_ms: 150, message: { content: null, tool_calls: calls } });
+    responses.push({ delay_ms: 250, message: { content: null, tool_calls: calls } });
   }
-  responses.push({ delay_ms: 150, message: { content: ANSWER } });
+  responses.push({ delay_ms: 250, message: { content: ANSWER } });
   return { select: 'by_turn', responses };
 }
 
@@ -55,7 +55,7 @@ try {
   const page = await newPage(context, first.origin);
   await page.goto(first.url + '#runs/' + runId, { waitUntil: 'load' });
   check(await waitLive(page), 'the event stream is open (Live)');
-  const some = await until(async () => (await rowsOf(page)).length >= 6, 20_000, 20);
+  const some = await until(async () => (await rowsOf(page)).length >= 4, 20_000, 20);
   check(some, 'the inspector shows the run\'s first events while it runs');
   check((await page.textContent('#run-status')).trim() === 'running', 'the run shows running');
 
