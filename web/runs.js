@@ -58,9 +58,15 @@
     if (typeof value !== 'string') return JSON.stringify(value, null, 2);
     try { return JSON.stringify(JSON.parse(value), null, 2); } catch (_) { return value; }
   }
-  // A value in <pre>; a long one folded in <details> with its size.
+  // A value in <pre>; a long one folded in <details> with its size. One that
+  // may scroll (past its max-height) is a labelled region the keyboard reaches.
+  function preBlock(label, text, cls) {
+    const scrolls = text.length > LONG_TEXT || text.split('\n').length > 16;
+    return h('pre', { class: 'json ' + (cls || ''), tabindex: scrolls ? '0' : null, role: scrolls ? 'region' : null,
+      'aria-label': scrolls ? label : null }, text);
+  }
   function block(label, text, cls) {
-    const pre = h('pre', { class: 'json ' + (cls || ''), tabindex: '0', 'aria-label': label }, text);
+    const pre = preBlock(label, text, cls);
     if (text.length <= LONG_TEXT) return h('div', { class: 'value' }, h('p', { class: 'value-label', text: label }), pre);
     return h('details', { class: 'value' },
       h('summary', {}, label + ' (' + fmtNum(text.length) + ' characters)'), pre);
@@ -486,15 +492,18 @@
   function renderAnswer() {
     const result = insp.run.result;
     if (result === null || result === undefined) { ui.answer.hidden = true; return; }
-    const answer = typeof result === 'string' ? result : (result.answer ?? result.final_answer ?? '');
-    const error = result && typeof result === 'object' ? result.error : '';
+    const isObject = typeof result === 'object';
+    const answer = isObject ? result.answer : result;
+    const error = isObject && typeof result.error === 'string' ? result.error : '';
     ui.answer.hidden = false;
+    // An app with a structured answer (triage, extract) shows it as JSON, unfolded.
     ui.answer.replaceChildren(
-      h('h3', { id: 'run-answer-heading', text: 'Answer' }),
+      h('h3', { id: 'run-answer-heading', text: typeof answer === 'string' ? 'Answer' : 'Result' }),
       MR.cdsLabel(runHref(insp.id, 'steps'), 'See the steps and tool results it is based on'),
-      answer ? h('p', { class: 'answer', text: String(answer) }) : h('p', { class: 'muted', text: 'The run gave no answer text.' }),
+      typeof answer === 'string' ? h('p', { class: 'answer', text: answer || '(empty)' }) : '',
       error ? h('p', { class: 'field-error', text: 'Error: ' + error }) : '',
-      typeof result === 'object' ? block('The whole result (JSON)', pretty(result), 'result-json') : '');
+      !isObject ? '' : typeof answer === 'string' ? block('The whole result (JSON)', pretty(result), 'result-json')
+        : preBlock('The result (JSON)', pretty(result), 'result-json'));
   }
 
   function renderModelCalls() {
@@ -660,6 +669,8 @@
     },
     hide() {
       visible = false;
+      clearTimeout(insp.timer);
+      Object.assign(insp, newInspection(null));  // shown again, the run is loaded again
     },
   });
 })();

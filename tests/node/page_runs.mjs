@@ -11,6 +11,7 @@
 //   arguments and results, the events table with seq 1..N (N the store's
 //   count), each with its time and store-wide id; the answer with the
 //   decision-support label whose basis link reaches the steps;
+// - the list shows a new run live (from the event stream, no reload);
 // - cancel asks first, then the run ends interrupted;
 // - no run id in the title, no query in the URL; axe-core: no serious or
 //   critical violation on the list and the inspector; screenshots `runs`
@@ -168,11 +169,20 @@ try {
   await page.click('#run-back');
   check(await until(async () => (await focused(page)).text === runId), 'back in the list, the run\'s link has the focus');
 
-  // Cancel: a slow run (its model answers after 4 s), asked first, then cancelled.
+  // The list is live: with the search cleared, a run started elsewhere (a
+  // slow one: its model answers after 4 s) appears, running, without a reload.
+  await page.fill('#runs-q', '');
+  await page.selectOption('#runs-status', '');
+  check(await until(async () => await page.locator('table#runs tbody tr').count() === 2), 'the search cleared, both runs are back');
   const slow = await api.post('/v1/runs', { app: 'chat', inputs: { message: 'Take your time.' } });
   check(slow.status === 201, `a slow run is started (${slow.status})`);
   const slowId = slow.body.run.id;
-  await page.goto(serve.url + '#runs/' + slowId, { waitUntil: 'load' });
+  check(await until(async () => await rowOf(slowId).count() === 1 && /running/.test(await rowOf(slowId).textContent())),
+    'the new run appears in the list, running, from the event stream');
+
+  // Cancel: asked first, then cancelled.
+  await page.focus(`table#runs a[data-run-id="${slowId}"]`);
+  await page.keyboard.press('Enter');
   await page.locator('#run-cancel').waitFor();
   check((await page.textContent('#run-status')).trim() === 'running', 'the slow run shows running');
   check(/yes, on this server/.test(await page.textContent('#run-summary dd[data-field="Executing here"]')) &&
