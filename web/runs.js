@@ -488,22 +488,28 @@
     no.focus();
   }
 
-  // The run's answer: result.answer when the app gives one, the whole result folded.
+  // The run's answer: its text and an answer tool's fields when the app
+  // gives them (chat, cxr), else the whole result (an app's own shape), unfolded.
   function renderAnswer() {
     const result = insp.run.result;
     if (result === null || result === undefined) { ui.answer.hidden = true; return; }
     const isObject = typeof result === 'object';
     const answer = isObject ? result.answer : result;
+    const text = typeof answer === 'string' && answer.trim() ? answer : '';
+    const fields = isObject && result.final_fields && typeof result.final_fields === 'object' ? result.final_fields : null;
     const error = isObject && typeof result.error === 'string' ? result.error : '';
+    const whole = isObject ? pretty(result) : '';
     ui.answer.hidden = false;
-    // An app with a structured answer (triage, extract) shows it as JSON, unfolded.
     ui.answer.replaceChildren(
-      h('h3', { id: 'run-answer-heading', text: typeof answer === 'string' ? 'Answer' : 'Result' }),
+      h('h3', { id: 'run-answer-heading', text: text ? 'Answer' : 'Result' }),
       MR.cdsLabel(runHref(insp.id, 'steps'), 'See the steps and tool results it is based on'),
-      typeof answer === 'string' ? h('p', { class: 'answer', text: answer || '(empty)' }) : '',
+      text ? h('p', { class: 'answer', text }) : '',
+      fields ? h('div', { class: 'value' }, h('p', { class: 'value-label', text: 'The answer\'s fields' }),
+        preBlock('The answer\'s fields', pretty(fields), 'answer-fields')) : '',
       error ? h('p', { class: 'field-error', text: 'Error: ' + error }) : '',
-      !isObject ? '' : typeof answer === 'string' ? block('The whole result (JSON)', pretty(result), 'result-json')
-        : preBlock('The result (JSON)', pretty(result), 'result-json'));
+      !isObject ? '' : text || fields
+        ? h('details', { class: 'value' }, h('summary', { text: 'The whole result (JSON)' }), preBlock('The whole result', whole, 'result-json'))
+        : preBlock('The result', whole, 'result-json'));
   }
 
   function renderModelCalls() {
