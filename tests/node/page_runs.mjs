@@ -13,6 +13,7 @@
 //   decision-support label whose basis link reaches the steps;
 // - the list shows a new run live (from the event stream, no reload);
 // - cancel asks first, then the run ends interrupted;
+// - 51 runs: the list shows 50, "Load more runs" the last one;
 // - no run id in the title, no query in the URL; axe-core: no serious or
 //   critical violation on the list and the inspector; screenshots `runs`
 //   and `run-inspector`; no console error, no request off the origin.
@@ -42,7 +43,9 @@ let serve, mock, browser;
 try {
   // In order: run 1 takes entries 0-2, run 2 entries 3-5, run 3 the slow one.
   mock = await startMock({
-    responses: [...runScript(), ...runScript(), { delay_ms: 4000, message: { content: 'Too late.' } }],
+    responses: [...runScript(), ...runScript(), { delay_ms: 4000, message: { content: 'Too late.' } },
+      { message: { content: 'Quick.' } }],
+    on_exhausted: 'repeat_last',  // the runs that fill a second page
   });
   serve = await startServe({
     store: join(env.tmp, 'runs.sqlite'), args: ['--llm-url', mock.url, '--model', 'mock', '--max-retries', '0'],
@@ -196,6 +199,21 @@ try {
   check(await until(async () => (await page.textContent('#run-status')).trim() === 'interrupted', 20_000),
     'after "Yes" the run ends interrupted, shown live');
   check((await api.get('/v1/runs/' + slowId)).body.run.status === 'interrupted', 'the store says interrupted');
+
+  // Paging: 48 more quick runs make 51; the list shows 50 and loads the rest on request.
+  for (let i = 0; i < 48; i++) {
+    const r = await api.post('/v1/runs', { app: 'chat', inputs: { message: 'Quick ' + i } });
+    if (r.status !== 201) { check(false, `quick run ${i} is started (${r.status})`); break; }
+  }
+  check(await until(async () => (await api.get('/v1/runs?status=running')).body?.runs?.length === 0, 60_000),
+    'the quick runs ended');
+  await page.click('#run-back');
+  await page.locator('#runs-more').waitFor();
+  check(await page.locator('table#runs tbody tr').count() === 50 && /more to load/.test(await page.textContent('#runs-count')),
+    'the list shows 50 runs and says there are more');
+  await page.click('#runs-more');
+  check(await until(async () => await page.locator('table#runs tbody tr').count() === 51) &&
+    await page.locator('#runs-more').isHidden(), '"Load more runs" adds the 51st and goes away');
 
   check(page.medreact.consoleErrors.length === 0, `no console error (${page.medreact.consoleErrors.join(' | ') || 'none'})`);
   check(page.medreact.offOrigin.length === 0, `no request left the origin (${page.medreact.offOrigin.join(', ') || 'none'})`);
