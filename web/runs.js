@@ -32,7 +32,7 @@
 
   function newInspection(id) {
     return { id, run: null, steps: [], events: new Map(), stepEls: new Map(), want: false, wantEvents: false,
-      timer: null, inFlight: false, failed: false };
+      timer: null, inFlight: false, failed: false, gapAt: -1 };
   }
 
   function statusLabel(status) { return String(status || '').replace(/_/g, ' '); }
@@ -97,21 +97,33 @@
     const mine = ++list.seq;
     const offset = more ? list.runs.length : 0;
     const limit = more ? PAGE : Math.min(500, Math.max(PAGE, list.runs.length));
-    ui.listBusy.hidden = false;
+    ui.listBusy.hidden = !(more || announce || !list.runs.length);  // a live refresh does not flicker
     try {
       const page = await api.get(listPath(offset, limit));
       if (mine !== list.seq) return;
-      list.runs = more ? list.runs.concat(page.runs || []) : (page.runs || []);
+      if (more) {
+        // Runs that moved up since (newer updates) are not shown twice.
+        const shown = new Set(list.runs.map((r) => r.id));
+        list.runs = list.runs.concat((page.runs || []).filter((r) => !shown.has(r.id)));
+      } else {
+        list.runs = page.runs || [];
+      }
       list.next = page.next_offset ?? null;
       list.stale = false;
+      if (list.failed) MR.setStatus('');
+      list.failed = false;
       setSearchError('');
       renderList();
       if (announce) MR.announce(countText());
     } catch (err) {
       if (mine !== list.seq) return;
       list.stale = true;
-      if (err.field === 'q' || err.field === 'status' || err.field === 'app') setSearchError(err.message);
-      else MR.setStatus('The runs could not be loaded: ' + err.message, true);
+      if (err.field === 'q' || err.field === 'status' || err.field === 'app') {
+        setSearchError(err.message);
+      } else {
+        list.failed = true;  // loaded again when the stream is back
+        MR.setStatus('The runs could not be loaded: ' + err.message, true);
+      }
     } finally {
       if (mine === list.seq) ui.listBusy.hidden = true;
     }
@@ -284,7 +296,7 @@
         return;
       }
       insp.failed = true;  // tried again when the stream is back
-      if (events === 'all') insp.wantEvents = true;
+      if (events) insp.wantEvents = true;
       MR.setStatus('The run could not be loaded: ' + err.message, true);
       return;
     }
@@ -324,11 +336,18 @@
     }
   }
 
+  // An event past a missing one: the missing ones are fetched, once for each
+  // place the run's events stop being whole (never a loop of requests).
   function checkGap() {
     if (insp.run === null) return;
     const have = contiguous();
+    if (insp.gapAt === have) return;
     for (const seq of insp.events.keys()) {
-      if (seq > have) { scheduleRunRefresh(true); return; }
+      if (seq > have) {
+        insp.gapAt = have;
+        scheduleRunRefresh(true);
+        return;
+      }
     }
   }
 
