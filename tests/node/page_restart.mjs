@@ -46,15 +46,18 @@ try {
   first = await startServe({ store, args });
   const port = first.port;
   const api = apiClient(first.origin);
-  const created = await api.post('/v1/runs', { app: 'chat', inputs: { message: 'Work out six products.', packs: ['util'] } });
-  check(created.status === 201, `a slow run is started (${created.status})`);
-  const runId = created.body.run.id;
 
+  // The page is open and live before the run starts, so the kill lands mid-run
+  // however slowly the browser starts; the inspector is opened by its hash.
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await newPage(context, first.origin);
-  await page.goto(first.url + '#runs/' + runId, { waitUntil: 'load' });
+  await page.goto(first.url + '#runs', { waitUntil: 'load' });
   check(await waitLive(page), 'the event stream is open (Live)');
+  const created = await api.post('/v1/runs', { app: 'chat', inputs: { message: 'Work out six products.', packs: ['util'] } });
+  check(created.status === 201, `a slow run is started (${created.status})`);
+  const runId = created.body.run.id;
+  await page.evaluate((id) => { location.hash = '#runs/' + id; }, runId);
   const some = await until(async () => (await rowsOf(page)).length >= 4, 20_000, 20);
   check(some, 'the inspector shows the run\'s first events while it runs');
   check((await page.textContent('#run-status')).trim() === 'running', 'the run shows running');
