@@ -32,7 +32,7 @@
 
   function newInspection(id) {
     return { id, run: null, steps: [], events: new Map(), stepEls: new Map(), want: false, wantEvents: false,
-      timer: null, inFlight: false, failed: false, gapAt: -1 };
+      timer: null, inFlight: false, failed: false, gapAt: -1, contig: 0 };
   }
 
   function statusLabel(status) { return String(status || '').replace(/_/g, ' '); }
@@ -248,7 +248,7 @@
       const tr = event.target.closest('tr[data-run-id]');
       if (tr && !event.target.closest('a')) MR.go(runHref(tr.dataset.runId));
     });
-    ui.count = h('p', { id: 'runs-count', class: 'runs-count', 'aria-live': 'polite' });
+    ui.count = h('p', { id: 'runs-count', class: 'runs-count' });  // a search announces it (MR.announce)
     ui.listBusy = h('p', { class: 'busy', hidden: true, text: 'Loading…' });
     ui.more = h('button', { type: 'button', id: 'runs-more', hidden: true, text: 'Load more runs',
       on: { click: () => loadList({ more: true }) } });
@@ -274,10 +274,12 @@
   // ======================================================== the inspector ==
   function runPath(query) { return '/v1/runs/' + encodeURIComponent(insp.id) + (query ? '?' + query : ''); }
 
-  // The highest n such that events 1..n are all here.
+  // The highest n such that events 1..n are all here (events are never
+  // removed, so the search goes on from the last answer).
   function contiguous() {
-    let n = 0;
+    let n = insp.contig;
     while (insp.events.has(n + 1)) n += 1;
+    insp.contig = n;
     return n;
   }
 
@@ -364,9 +366,12 @@
     insp.events.set(seq, { ...e, via });
     if (!ui.eventsBody) return;  // rows are made when the inspector is built
     const row = eventRow(insp.events.get(seq));
-    let after = null;
-    for (const tr of ui.eventsBody.rows) {
-      if (Number(tr.dataset.seq) > seq) { after = tr; break; }
+    let after = null;  // the row it goes before; none when it is the newest (the usual case)
+    const last = ui.eventsBody.lastElementChild;
+    if (last && Number(last.dataset.seq) > seq) {
+      for (const tr of ui.eventsBody.rows) {
+        if (Number(tr.dataset.seq) > seq) { after = tr; break; }
+      }
     }
     ui.eventsBody.insertBefore(row, after);
     ui.eventsCount.textContent = eventsCountText();
