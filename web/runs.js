@@ -421,6 +421,7 @@
   function buildInspector() {
     const id = insp.id;
     ui.summary = h('dl', { class: 'run-summary', id: 'run-summary' });
+    ui.inputs = h('div', { id: 'run-inputs' });
     ui.actions = h('div', { class: 'run-actions', id: 'run-actions' });
     ui.answer = h('section', { id: 'run-answer', 'aria-labelledby': 'run-answer-heading', hidden: true });
     ui.modelBody = h('tbody');
@@ -438,7 +439,7 @@
         .map((t, i) => h('th', { scope: 'col', class: i === 0 || i === 3 ? 'num' : null, text: t })))),
       ui.eventsBody);
     ui.inspBody.replaceChildren(
-      ui.summary, ui.actions, ui.answer,
+      ui.summary, ui.inputs, ui.actions, ui.answer,
       h('section', { 'aria-labelledby': 'run-model-heading' },
         h('h3', { id: 'run-model-heading', text: 'Model calls' }), h('div', { class: 'table-scroll' }, ui.modelTable)),
       h('section', { 'aria-labelledby': 'run-steps-heading' },
@@ -466,6 +467,11 @@
     ];
     ui.summary.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { dataset: { field: k } }, v)]));
     ui.summary.querySelector('dd').id = 'run-status';
+    // What the run was asked (it may hold patient data: on the page only, folded).
+    if (!ui.inputs.firstChild && run.inputs && typeof run.inputs === 'object') {
+      ui.inputs.append(h('details', { class: 'value' }, h('summary', { text: 'The run\'s inputs' }),
+        preBlock('The run\'s inputs', pretty(run.inputs), 'inputs')));
+    }
     renderActions();
     renderAnswer();
     renderModelCalls();

@@ -121,6 +121,8 @@ try {
   // The inspector.
   check((await page.textContent('#run-status')).trim() === 'finished', 'the status is finished');
   check((await page.textContent('#run-summary')).includes('chat'), 'the app is shown');
+  check((await page.textContent('#run-inputs')).includes('Work out two products.') &&
+    await page.locator('#run-inputs details').getAttribute('open') === null, 'the run\'s inputs are there, folded');
   check(/no one/.test(await page.textContent('#run-summary dd[data-field="Held by"]')),
     'who holds it: no one (the run ended and gave its lease back)');
   const calls = page.locator('#run-model-calls tbody tr');
