@@ -193,7 +193,10 @@ const MR = (() => {
       source = new EventSource('/v1/events?since=' + lastId);
       setState('connecting');
       source.onopen = () => setState('open');
-      source.onerror = () => {
+      // A stored event of type `error` (SSE `event: error`) also reaches
+      // onerror, as a MessageEvent: it is an event, not a broken connection.
+      source.onerror = (ev) => {
+        if (ev instanceof MessageEvent) return;
         if (source.readyState !== EventSource.CLOSED) {
           setState('connecting');  // the browser retries by itself, with Last-Event-ID
           return;
