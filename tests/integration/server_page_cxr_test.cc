@@ -148,7 +148,7 @@ TEST(ServerCxrConversationTest, AFollowUpRunGoesOnFromTheEarlierRunsConversation
   EXPECT_EQ(raw->status, 200);
   EXPECT_THAT(raw->get_header_value("content-type"), Not(HasSubstr("image/")));  // the file's own bytes, no picture
   EXPECT_EQ(raw->body, testing::ReadFileOrEmpty(kDicomDir + "CR-MONO1-10-chest.dcm"));
-  for (const std::string hash : {StringOr(dicom, "png_sha256"), StringOr(drawn, "sha256")}) {
+  for (const std::string& hash : {StringOr(dicom, "png_sha256"), StringOr(drawn, "sha256")}) {
     auto png = srv.Get("/v1/artifacts/" + hash);
     ASSERT_TRUE(png);
     ASSERT_EQ(png->status, 200) << hash;
