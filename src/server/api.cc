@@ -75,6 +75,8 @@ const std::vector<Route>& Routes() {
       {"GET", "/v1/runs/{id}/events", false, false, RunEvents},
       {"POST", "/v1/runs/{id}/cancel", false, false, CancelRun},
       {"POST", "/v1/runs/{id}/resume", false, false, ResumeRun},
+      {"GET", "/v1/approvals", false, false,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListAllApprovals(s, ex); }},
       {"GET", "/v1/runs/{id}/approvals", false, false, ListApprovals},
       {"POST", "/v1/runs/{id}/approvals/{call_id}", false, false, DecideApproval},
       {"GET", "/v1/events", false, false,

@@ -9,6 +9,7 @@
 #include "apps/common/approval_policy.h"
 #include "core/printable.h"
 #include "core/text_util.h"
+#include "service/approval_view.h"
 #include "service/cxr_runs.h"
 #include "service/research_runs.h"
 #include "service/run_images.h"
@@ -457,18 +458,10 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
                                 .reviewer = reviewer.identity,
                                 .decided_at = now};
       if (!d.arguments.empty()) {
-        if (!tools && run->app == "cxr") {
-          Result<std::shared_ptr<ToolRegistry>> offered = CxrDecisionTools(*this, *run);
+        if (!tools) {
+          Result<std::shared_ptr<ToolRegistry>> offered = DecisionTools(*this, *run);
           if (!offered.ok()) return fail(offered.status());
           tools = std::move(*offered);
-        } else if (!tools && run->app == "research") {
-          Result<std::shared_ptr<ToolRegistry>> offered = ResearchDecisionTools(*run);
-          if (!offered.ok()) return fail(offered.status());
-          tools = std::move(*offered);
-        } else if (!tools) {
-          Result<ChatParts> parts = ChatTools(*inputs, nullptr);
-          if (!parts.ok()) return fail(parts.status());
-          tools = parts->tools;
         }
         auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
                                  [&](const ToolCall& c) { return c.id == call_id; });
@@ -482,6 +475,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
       }
       state.approvals[call_id] = decision;
       out.decided.push_back(call_id);
+      out.decisions[call_id] = decision;
     }
   }
   out.waiting = Undecided(state);

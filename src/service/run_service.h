@@ -131,6 +131,7 @@ struct Reviewer {
 struct DecideOutcome {
   std::vector<std::string> decided;  // the calls decided now, in call order
   std::vector<std::string> waiting;  // still undecided: the run stays paused
+  std::map<std::string, ApprovalDecision> decisions;  // the decisions taken now, by call: who, when, what
 };
 
 // What Show returns: the record, its steps, and the calls a paused run waits for.
