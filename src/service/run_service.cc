@@ -479,9 +479,28 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
     }
   }
   out.waiting = Undecided(state);
+  // Each decision is an `approval` event of its own as it is stored
+  // ("recorded": true), so a live follower (another tab, a stream) sees it
+  // also when other calls still wait and the run does not go on yet; the
+  // run emits its own when it applies them.
+  std::vector<RunEvent> recorded;
+  for (const std::string& call_id : out.decided) {
+    const ApprovalDecision& a = out.decisions[call_id];
+    auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
+                             [&](const ToolCall& c) { return c.id == call_id; });
+    Json data{{"decision", DecisionWord(a)}, {"reviewer", a.reviewer}, {"decided_at", a.decided_at}, {"recorded", true}};
+    if (!a.approved && !a.reason.empty()) data["reason"] = a.reason;
+    RunEvent e = ToRunEvent({.type = EventType::kApproval,
+                             .step = state.step,
+                             .tool_name = call == state.turn.tool_calls.end() ? "" : call->name,
+                             .tool_call_id = call_id,
+                             .data = std::move(data)});
+    e.at = now;
+    recorded.push_back(std::move(e));
+  }
   // The decisions are stored before anything runs: a crash from here on
   // goes on with them.
-  if (Status s = store_->SaveCheckpoint(run_id, state, {}, out.waiting.empty() ? "running" : "awaiting_approval");
+  if (Status s = store_->SaveCheckpoint(run_id, state, recorded, out.waiting.empty() ? "running" : "awaiting_approval");
       !s.ok()) {
     return fail(s);
   }

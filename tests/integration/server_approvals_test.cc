@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -160,6 +161,25 @@ TEST(ServerApprovalsTest, ADecisionStoredButNotAppliedIsListedAsDecidedAndAnEdit
   EXPECT_EQ(one["decided"][0]["decision"], "rejected");
   EXPECT_EQ(one["decided"][0]["reviewer"], "dr.b");
   EXPECT_EQ(one["decided"][0]["reason"], "not needed");
+
+  // The stored decision is an event at once (the run does not go on yet):
+  // a live follower sees who decided, before any other call is decided.
+  std::vector<testing::SseEvent> seen = srv.ReadEvents("/v1/runs/" + id + "/events", {}, [](const auto& g) {
+    return std::any_of(g.begin(), g.end(), [](const testing::SseEvent& e) {
+      return e.event == "approval" && e.data.find("\"rejected\"") != std::string::npos;
+    });
+  }, 10);
+  auto recorded = std::find_if(seen.begin(), seen.end(), [](const testing::SseEvent& e) {
+    return e.event == "approval" && e.data.find("\"rejected\"") != std::string::npos;
+  });
+  ASSERT_NE(recorded, seen.end());
+  Json event = ParseJson(recorded->data).value();
+  EXPECT_EQ(event["tool_call_id"], "c1");
+  EXPECT_EQ(event["tool_name"], "calculator");
+  EXPECT_EQ(event["data"]["reviewer"], "dr.b");
+  EXPECT_EQ(event["data"]["reason"], "not needed");
+  EXPECT_EQ(event["data"]["recorded"], true);
+  EXPECT_EQ(event["data"]["decided_at"], Body(first)["decisions"][0]["decided_at"]);
 
   // A second decision on c1 is refused, naming the first.
   auto again = srv.Post(route + "c1", R"({"decision":"approve","reviewer":"dr.c"})");
