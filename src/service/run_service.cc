@@ -480,7 +480,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
   }
   out.waiting = Undecided(state);
   // Each decision is an `approval` event of its own as it is stored
-  // ("recorded": true), so a live follower (another tab, a stream) sees it
+  // ("recorded": true; an edit with its arguments), so a live follower (another tab, a stream) sees it
   // also when other calls still wait and the run does not go on yet; the
   // run emits its own when it applies them.
   std::vector<RunEvent> recorded;
@@ -490,6 +490,7 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
                              [&](const ToolCall& c) { return c.id == call_id; });
     Json data{{"decision", DecisionWord(a)}, {"reviewer", a.reviewer}, {"decided_at", a.decided_at}, {"recorded", true}};
     if (!a.approved && !a.reason.empty()) data["reason"] = a.reason;
+    if (Result<Json> edited = ParseJson(a.arguments); !a.arguments.empty() && edited.ok()) data["arguments"] = *edited;
     RunEvent e = ToRunEvent({.type = EventType::kApproval,
                              .step = state.step,
                              .tool_name = call == state.turn.tool_calls.end() ? "" : call->name,

@@ -198,6 +198,20 @@ TEST(ServerApprovalsTest, ADecisionStoredButNotAppliedIsListedAsDecidedAndAnEdit
   EXPECT_EQ(Body(edit)["decisions"][0]["decision"], "edited");
   EXPECT_EQ(Body(edit)["decisions"][0]["arguments"], Json({{"expression", "6*7"}}));
   EXPECT_EQ(Body(edit)["continuing"], true);
+  std::vector<testing::SseEvent> events = srv.ReadEvents("/v1/runs/" + id + "/events", {}, [](const auto& g) {
+    return !g.empty() && g.back().event == "end";
+  });
+  bool edit_recorded = false;
+  for (const testing::SseEvent& e : events) {
+    if (e.event != "approval") continue;
+    Json j = ParseJson(e.data).value();
+    if (j["tool_call_id"] == "c2" && j["data"]["recorded"] == true) {
+      edit_recorded = true;
+      EXPECT_EQ(j["data"]["decision"], "edited");
+      EXPECT_EQ(j["data"]["arguments"], Json({{"expression", "6*7"}}));
+    }
+  }
+  EXPECT_TRUE(edit_recorded);
   ASSERT_EQ(WaitFor(srv, id, "finished"), "finished");
   // The model's next turn got the edited call's result.
   std::vector<Json> chats;

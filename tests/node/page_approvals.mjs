@@ -172,6 +172,11 @@ try {
   check(posts.length === before + 1, `the valid edit is sent once (${posts.length - before} POST)`);
   check((await a2.locator('.approval-outcome pre').textContent()) === JSON.stringify({ expression: '6*7' }, null, 2),
     'the card shows the arguments the call runs with');
+  const b2 = card(pageB, 'edit');
+  check(await b2.locator('.decision', { hasText: 'Approved with edited arguments by Dr. Tab A' }).waitFor().then(() => true, () => false),
+    'tab B shows the edit live');
+  check((await b2.locator('.approval-outcome pre').textContent().catch(() => '')) === JSON.stringify({ expression: '6*7' }, null, 2),
+    'tab B shows the arguments the edited call runs with');
   check(await waitStatus(ids.edit, 'finished'), 'the edited run goes on and finishes');
   const requests = await mock.requests();
   const next = requests.find((r) => r.path === '/v1/chat/completions' && JSON.stringify(r.body?.messages || []).includes(RUNS.edit) &&
