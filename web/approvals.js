@@ -390,6 +390,7 @@
 
   // --------------------------------------------------------------- loading --
   let loading = null;
+  let loadedOnce = false;
   let again = false;
   let timer = null;
 
@@ -399,6 +400,7 @@
       try {
         const body = await api.get('/v1/approvals');
         const seen = new Set();
+        let added = 0;
         for (const run of body.runs || []) {
           for (const call of run.waiting || []) {
             const key = `${run.run_id}/${call.call_id}`;
@@ -407,8 +409,11 @@
             const card = buildCard(run, call);
             cards.set(key, card);
             list.append(card.el);
+            added++;
           }
         }
+        if (added && loadedOnce) MR.announce(`${added} new call${added === 1 ? '' : 's'} waiting for approval.`);
+        loadedOnce = true;
         // Cards that stopped waiting without this tab deciding them: what the server kept.
         const vanished = [...cards.entries()].filter(([key, c]) => !c.decided && !c.sending && !seen.has(key));
         const byRun = new Map();

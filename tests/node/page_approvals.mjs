@@ -205,6 +205,19 @@ try {
   check(rejected?.decision === 'rejected' && rejected?.reason === 'Not needed for this question.' && rejected?.reviewer === 'Dr. Tab A',
     `the server kept the rejection, its reason and who (${JSON.stringify(rejected)})`);
 
+  // A run that pauses while the view is open shows up live, and announced.
+  const late = await api.post('/v1/runs', { app: 'chat', inputs: { message: 'Sixth: paused while the page is open.', packs: ['util'], require_approval: ['all'] } });
+  check(late.status === 201, `a sixth run is started (${late.status})`);
+  ids.late = late.body.run.id;
+  const lateCard = await card(pageA, 'late').locator('button.approve').waitFor().then(() => true, () => false);
+  check(lateCard, 'its waiting call appears in the open view without a reload');
+  check(await pageA.locator('#announce-polite', { hasText: '1 new call waiting for approval.' }).waitFor().then(() => true, () => false),
+    'the new call is announced politely');
+  const lateDecided = await api.post(`/v1/runs/${ids.late}/approvals/c1`, { decision: 'approve', reviewer: 'dr.cli' });
+  check(lateDecided.status === 200, `it is approved through the API (${lateDecided.status})`);
+  check(await card(pageA, 'late').locator('.decision', { hasText: 'Approved by dr.cli' }).waitFor().then(() => true, () => false),
+    'the open view shows that decision live');
+
   // A stale card: a page that hears no events, the call decided behind its back.
   const pageC = await newPage(context, serve.origin);
   await pageC.route('**/v1/events**', (route) => route.fulfill({ status: 204 }));
