@@ -22,7 +22,7 @@ RUN_DEPS  := g++ cmake ninja-build pkg-config make ccache \
              nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
              libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
              libdcmtk-dev libpng-dev libjpeg62-turbo-dev libboost1.81-dev
-# chromium: the browser playwright-core drives in the page's test (tests/node/page_smoke.mjs).
+# chromium: the browser playwright-core drives in the page's tests (tests/node/page_*.mjs).
 TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev chromium
 DEPS      := $(RUN_DEPS) $(TEST_DEPS)
 # The binaries `make run` runs; `make build` builds every target.
@@ -123,6 +123,7 @@ run: build-run
 	@bash examples/run.sh $(BUILD_DIR)
 	@bash examples/research/run.sh $(BUILD_DIR)
 	@bash examples/cxr/run.sh $(BUILD_DIR)
+	@bash examples/page.sh $(BUILD_DIR)
 
 bench: build
 	$(BUILD_DIR)/medreact_bench --benchmark_min_time=0.2

@@ -185,15 +185,44 @@ const MR = (() => {
     const TYPES = ['run_started', 'model_request', 'model_delta', 'assistant_message', 'tool_started',
       'tool_finished', 'step_finished', 'run_finished', 'error', 'graph_transition', 'approval'];
 
+    let retryTimer = null;
+
     function open(since) {
       if (source) return;
       lastId = Math.max(lastId, Number(since) || 0);
       source = new EventSource('/v1/events?since=' + lastId);
       setState('connecting');
       source.onopen = () => setState('open');
-      source.onerror = () => setState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
+      // A stored event of type `error` (SSE `event: error`) also reaches
+      // onerror, as a MessageEvent: it is an event, not a broken connection.
+      source.onerror = (ev) => {
+        if (ev instanceof MessageEvent) return;
+        if (source.readyState !== EventSource.CLOSED) {
+          setState('connecting');  // the browser retries by itself, with Last-Event-ID
+          return;
+        }
+        // An answer that was not a stream (a 401 after the session ended, a
+        // 503 while a server starts): the browser gives up, the page does not.
+        source = null;
+        setState('closed');
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(reopen, 3000);
+      };
       for (const type of TYPES) source.addEventListener(type, onMessage);
       source.onmessage = onMessage;  // a message without an `event:` line
+    }
+
+    async function reopen() {
+      try {
+        const info = await api.get('/v1/session');
+        if (info.token_required && !info.signed_in) {
+          showSignIn('Your session has ended: sign in again.');
+          return;
+        }
+        open(lastId);
+      } catch (_) {
+        retryTimer = setTimeout(reopen, 3000);
+      }
     }
 
     return {

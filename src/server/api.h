@@ -7,8 +7,10 @@
 //   GET  /healthz, /readyz, /metrics
 //   GET  /v1/apps                          the app table (each app's inputs as a JSON Schema)
 //   POST /v1/runs                          {"app", "inputs"}: 201 {"run": ...} once the run is stored
-//   GET  /v1/runs?app=&status=&limit=&offset=
-//   GET  /v1/runs/{id}                     status, result, who holds it, the calls it waits for
+//   GET  /v1/runs?q=&app=&status=&limit=&offset=   q: a part of the run id (any case), never the inputs
+//   GET  /v1/runs/{id}                     status, result, who holds it, the calls it waits for;
+//                                          ?events=1: its stored events (?events_after=N: after seq N),
+//                                          each as a stream's data with "id" = its store-wide position
 //   GET  /v1/runs/{id}/events              SSE: id = the event's number in the run; Last-Event-ID / ?since=
 //   GET  /v1/events?runs=a,b|app=NAME      SSE over many runs: id = the store-wide position
 //   POST /v1/runs/{id}/cancel

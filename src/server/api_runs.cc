@@ -98,6 +98,39 @@ bool IsSha256(const std::string& text) {
          std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+// A stored event as the page reads it, in the shape of a stream's message
+// data (SseMessage: run_id, seq, app, at, then the event's own fields) with
+// its store-wide position as "id".
+Json EventJson(const RunRecord& run, const RunEvent& e) {
+  Json out{{"id", e.cursor}, {"run_id", run.id}, {"seq", e.seq}, {"app", run.app}};
+  if (!e.at.empty()) out["at"] = e.at;
+  Result<Json> body = ParseJson(e.json);
+  if (!body.ok() || !body->is_object()) {
+    out["event"] = body.ok() ? *body : Json();
+    return out;
+  }
+  for (auto& [key, value] : body->items()) {
+    if (!out.contains(key)) out[key] = std::move(value);
+  }
+  return out;
+}
+
+// The statuses a run can have (RunRecord::status).
+bool IsRunStatus(const std::string& s) {
+  for (const char* known : {"running", "interrupted", "awaiting_approval", "finished", "max_steps", "stuck",
+                            "timeout", "budget", "error"}) {
+    if (s == known) return true;
+  }
+  return false;
+}
+
+// A run id search: 1..64 letters, digits, '_' or '-' (what run ids are made of).
+bool IsIdSearch(const std::string& q) {
+  return !q.empty() && q.size() <= 64 && std::all_of(q.begin(), q.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
 std::string ContentTypeOf(std::string_view bytes) {
   if (bytes.size() >= 8 && bytes.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8)) return "image/png";
   if (bytes.size() >= 3 && bytes.substr(0, 3) == std::string_view("\xff\xd8\xff", 3)) return "image/jpeg";
@@ -134,9 +167,23 @@ void ListRuns(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   if (!app.empty() && !service::FindApp(app)) {
     return ex->Respond(ErrorResponse("bad_request", "no app named '" + PrintableLine(app) + "'", "app"));
   }
+  const std::string status = r.Query("status").value_or("");
+  if (!status.empty() && !IsRunStatus(status)) {
+    return ex->Respond(ErrorResponse("bad_request",
+                                     "no status '" + PrintableLine(status) +
+                                         "' (running, interrupted, awaiting_approval, finished, max_steps, stuck, "
+                                         "timeout, budget, error)",
+                                     "status"));
+  }
+  // q: a part of the run's id (never a search of the inputs: they may hold patient data).
+  const std::optional<std::string> q = r.Query("q");
+  if (q && !q->empty() && !IsIdSearch(*q)) {
+    return ex->Respond(ErrorResponse(
+        "bad_request", "q is a part of a run id: at most 64 letters, digits, '_' or '-'", "q"));
+  }
   // One more than asked: whether there is a next page.
-  Result<std::vector<RunRecord>> runs =
-      s.service.List({.app = app, .status = r.Query("status").value_or(""), .limit = offset + limit + 1});
+  Result<std::vector<RunRecord>> runs = s.service.List(
+      {.app = app, .status = status, .id_contains = q.value_or(""), .limit = offset + limit + 1});
   if (!runs.ok()) return ex->Respond(StatusResponse(runs.status()));
   Json out = Json::array();
   for (size_t i = static_cast<size_t>(offset); i < runs->size() && out.size() < static_cast<size_t>(limit); ++i) {
@@ -148,9 +195,31 @@ void ListRuns(ApiState& s, const std::shared_ptr<Exchange>& ex) {
 }
 
 void ShowRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  // ?events=1: with the run's stored events; ?events_after=N: those after its N-th.
+  const HttpRequest& r = ex->request();
+  const std::optional<std::string> events = r.Query("events");
+  if (events && *events != "0" && *events != "1") {
+    return ex->Respond(ErrorResponse("bad_request", "events must be 1 (with the run's events) or 0", "events"));
+  }
+  bool bad = false;
+  const std::optional<int64_t> after = IntParam(r.Query("events_after"), &bad);
+  if (bad) {
+    return ex->Respond(
+        ErrorResponse("bad_request", "events_after must be a non-negative integer (an event's seq)", "events_after"));
+  }
+  const bool with_events = after.has_value() || (events && *events == "1");
   Result<service::RunView> view = s.service.Show(p[0]);
   if (!view.ok()) return ex->Respond(StatusResponse(view.status()));
   Json body = service::RunViewJson(*view);
+  if (with_events) {
+    // Read after the run: an event stored in between is in the list (a
+    // reader merges by seq), none is left out.
+    Result<std::vector<RunEvent>> stored = s.service.Events(p[0], after.value_or(0));
+    if (!stored.ok()) return ex->Respond(StatusResponse(stored.status()));
+    Json list = Json::array();
+    for (const RunEvent& e : *stored) list.push_back(EventJson(view->run, e));
+    body["events"] = std::move(list);
+  }
   {
     std::lock_guard<std::mutex> lock(s.mu);
     body["run"]["executing_here"] = s.live.count(p[0]) > 0;

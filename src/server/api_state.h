@@ -105,6 +105,11 @@ std::string RenderMetrics(ApiState& s);
 void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void CancelWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+// GET /v1/worklists: this server's worklists (newest first, no cases) and the
+// folders of cases under the input roots.
+void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex);
+// GET /v1/runs/{id}/triage: the triage result a worklist wrote for its case's run.
+void ShowTriageCase(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 // Goes on with the worklists an earlier start left running; their ids.
 std::vector<std::string> ResumeWorklists(ApiState& s);
 // The OpenAI-compatible facade (api_openai.cc).

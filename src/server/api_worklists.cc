@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "core/file_io.h"
@@ -46,8 +47,13 @@ Json CaseJson(const WorklistCaseResult& c, const RunStore& store) {
     return j;
   }
   const Json result = ParseJson(c.result.dump()).value_or(Json());
-  for (const char* key : {"priority_level", "base_priority", "needs_review", "risk_adjustment", "patient_id"}) {
+  for (const char* key : {"priority_level", "base_priority", "needs_review", "patient_id"}) {
     if (result.is_object() && result.contains(key)) j[key] = result[key];
+  }
+  // The adjustment the agent made (INCREASE, DECREASE, NONE; null when no agent ran).
+  if (result.is_object() && result.contains("agent_reasoning") && result["agent_reasoning"].is_object() &&
+      result["agent_reasoning"].contains("risk_adjustment")) {
+    j["risk_adjustment"] = result["agent_reasoning"]["risk_adjustment"];
   }
   j["status"] = RunStatusName(c.status);
   j["fell_back"] = c.fell_back;
@@ -57,11 +63,15 @@ Json CaseJson(const WorklistCaseResult& c, const RunStore& store) {
   return j;
 }
 
-// Priority 1 first, then the longest waiting (finished first), cases that failed last.
+// Priority 1 first, then the longest waiting (the earliest done_at: finished
+// first; a case without one keeps its place after those with one), cases that failed last.
 void SortCases(Json& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const Json& a, const Json& b) {
     const int64_t pa = IntegerOr(a, "priority_level", 99), pb = IntegerOr(b, "priority_level", 99);
-    return pa < pb;
+    if (pa != pb) return pa < pb;
+    const std::string da = StringOr(a, "done_at"), db = StringOr(b, "done_at");
+    if (da.empty() || db.empty()) return !da.empty() && db.empty();
+    return da < db;  // ISO 8601 UTC with milliseconds: text order is time order
   });
 }
 
@@ -113,6 +123,7 @@ void RunWorklistOnPool(ApiState& s, const std::shared_ptr<ServerWorklist>& w,
     ApiState& st = *state;
     (*job)->options.on_case_done = [&st, w](const WorklistCaseResult& c, size_t, size_t total) {
       Json entry = CaseJson(c, *st.service.store());
+      entry["done_at"] = StoreTimestampMillis(std::chrono::system_clock::now());
       std::lock_guard<std::mutex> lock(st.mu);
       w->cases.push_back(std::move(entry));
       if (!c.not_run) ++w->done;
@@ -122,6 +133,14 @@ void RunWorklistOnPool(ApiState& s, const std::shared_ptr<ServerWorklist>& w,
     Json cases = Json::array();
     for (const WorklistCaseResult& c : report.cases) cases.push_back(CaseJson(c, *st.service.store()));
     std::lock_guard<std::mutex> lock(st.mu);
+    // Each case keeps the time its result was known (a case not run has none).
+    std::map<std::string, Json> done_at;
+    for (const Json& c : w->cases) {
+      if (c.is_object() && c.contains("done_at")) done_at[StringOr(c, "case")] = c["done_at"];
+    }
+    for (Json& c : cases) {
+      if (auto it = done_at.find(StringOr(c, "case")); it != done_at.end()) c["done_at"] = it->second;
+    }
     // Cut by the server's stop: still running, for the next start to go on with.
     w->status = st.stopping ? "running" : w->cancel.cancelled() ? "interrupted" : "finished";
     const size_t not_run = static_cast<size_t>(std::count_if(
@@ -292,6 +311,110 @@ std::vector<std::string> ResumeWorklists(ApiState& s) {
     }
   }
   return resumed;
+}
+
+// The worklists of this server (running here, or kept from an earlier
+// start), newest first, without their cases; and the folders under the input
+// roots that hold cases (a sub-folder with findings.txt), each with how many.
+void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
+  constexpr size_t kMaxWorklists = 100, kMaxFolders = 200, kMaxEntries = 20000;
+  std::map<std::string, Json> by_id;
+  const auto brief = [](const std::string& id, const std::string& status, const std::string& created_at,
+                        size_t total, size_t done, size_t failed) {
+    return Json{{"id", id},           {"status", status},   {"created_at", created_at},
+                {"cases_total", total}, {"cases_done", done}, {"cases_failed", failed}};
+  };
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (const auto& [id, w] : s.worklists) by_id[id] = brief(id, w->status, w->created_at, w->total, w->done, w->failed);
+  }
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(WorklistsDir(s), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string id = it->path().filename().string();
+    if (!IsWorklistId(id) || by_id.count(id)) continue;
+    Result<std::string> text = ReadUserFile(it->path().string() + "/server.json", "the worklist's record", 1 << 20);
+    if (!text.ok()) continue;
+    Result<Json> r = ParseJson(*text);
+    if (!r.ok() || !r->is_object()) continue;
+    by_id[id] = brief(id, StringOr(*r, "status"), StringOr(*r, "created_at"),
+                      static_cast<size_t>(std::max<int64_t>(0, IntegerOr(*r, "cases_total", 0))),
+                      static_cast<size_t>(std::max<int64_t>(0, IntegerOr(*r, "cases_done", 0))),
+                      static_cast<size_t>(std::max<int64_t>(0, IntegerOr(*r, "cases_failed", 0))));
+  }
+  std::vector<Json> lists;
+  for (auto& [id, j] : by_id) lists.push_back(std::move(j));
+  std::stable_sort(lists.begin(), lists.end(), [](const Json& a, const Json& b) {
+    return StringOr(a, "created_at") > StringOr(b, "created_at");
+  });
+  if (lists.size() > kMaxWorklists) lists.resize(kMaxWorklists);
+
+  // A folder's sub-folders (symbolic links are not followed), at most kMaxEntries looked at in all.
+  size_t entries = 0;
+  const auto sub_folders = [&entries](const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
+    std::error_code e;
+    for (std::filesystem::directory_iterator it(dir, e), end; !e && it != end; it.increment(e)) {
+      if (++entries > kMaxEntries) break;
+      std::error_code se;
+      if (!it->is_symlink(se) && it->is_directory(se)) out.push_back(it->path());
+    }
+    return out;
+  };
+  // A folder's cases: its sub-folders holding findings.txt.
+  const auto count_cases = [&sub_folders](const std::filesystem::path& dir) {
+    size_t n = 0;
+    for (const auto& sub : sub_folders(dir)) {
+      std::error_code se;
+      if (std::filesystem::is_regular_file(sub / "findings.txt", se)) ++n;
+    }
+    return n;
+  };
+  Json folders = Json::array();
+  for (const std::string& root : s.options.input_roots) {
+    std::vector<std::filesystem::path> candidates = {root};
+    for (auto& sub : sub_folders(root)) candidates.push_back(std::move(sub));
+    std::sort(candidates.begin() + 1, candidates.end());
+    for (const auto& dir : candidates) {
+      if (folders.size() >= kMaxFolders || entries > kMaxEntries) break;
+      if (const size_t n = count_cases(dir); n > 0) folders.push_back(Json{{"dir", dir.string()}, {"cases", n}});
+    }
+  }
+  ex->Respond(JsonResponse(200, Json{{"worklists", lists}, {"folders", std::move(folders)}}));
+}
+
+// The triage result of a worklist's case, by the case's run: what the
+// worklist wrote for it (final priority, risk adjustment and its reason,
+// needs_review and why), without the record's path.
+void ShowTriageCase(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
+  Result<RunRecord> run = s.service.store()->Get(p[0]);
+  if (!run.ok()) return ex->Respond(StatusResponse(run.status()));
+  const std::string id = PrintableLine(p[0]);
+  if (run->app != "triage") {
+    return ex->Respond(ErrorResponse("not_found", "run '" + id + "' is a " + PrintableLine(run->app) +
+                                                      " run, not a triage"));
+  }
+  const Json wl = run->inputs.is_object() && run->inputs.contains("worklist") ? run->inputs["worklist"] : Json();
+  const std::filesystem::path out = std::filesystem::path(StringOr(wl, "out")).lexically_normal();
+  const std::string name = StringOr(wl, "case");
+  std::error_code ec;
+  const std::filesystem::path mine = std::filesystem::absolute(WorklistsDir(s), ec).lexically_normal();
+  const std::string worklist_id = out.parent_path().filename().string();
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || out.filename() != "out" ||
+      !IsWorklistId(worklist_id) || out.parent_path().parent_path() != mine) {
+    return ex->Respond(ErrorResponse("not_found", "run '" + id + "' is not a case of a worklist of this server"));
+  }
+  Result<std::string> text = ReadUserFile((out / (name + ".json")).string(), "the case's result", 8 << 20);
+  if (!text.ok()) {
+    return ex->Respond(ErrorResponse("not_found", "run '" + id + "' has no triage result yet (its run is " +
+                                                      PrintableLine(run->status) + ")"));
+  }
+  Result<Json> result = ParseJson(*text);
+  if (!result.ok() || !result->is_object()) {
+    return ex->Respond(ErrorResponse("internal", "the triage result of run '" + id + "' is damaged"));
+  }
+  if (result->contains("record") && (*result)["record"].is_object()) (*result)["record"].erase("source");
+  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]}, {"worklist_id", worklist_id}, {"case", name},
+                                     {"result", std::move(*result)}}));
 }
 
 }  // namespace medreact::server

@@ -100,15 +100,26 @@ class ResearchRecording {
     checkpointed_steps_ = state_.trace.steps.size();
   }
 
-  // A research event for the store, as the --events line; the report's
-  // streamed fragments are left out (many, and the report is the result),
-  // as the engine's model_delta are.
+  // A research event for the store, as the --events line. An agent's start
+  // (a wait of unknown length) is written at once, so whoever follows the
+  // run from the store sees the agent at work, not only its end. The report
+  // agent's streamed fragments are joined into pieces of at least
+  // kReportPiece characters, each written at once (a page renders the report
+  // as it is written, without a write per fragment); what is left goes before
+  // the next event.
   void Event(const ResearchEvent& e) {
-    if (!recorder_ || (e.type == ResearchEventType::kStreaming && e.agent == "report")) return;
-    recorder_->KeepEvent({.type = ResearchEventTypeName(e.type),
-                          .step = static_cast<int64_t>(state_.trace.steps.size()),
-                          .at = e.timestamp,
-                          .json = DumpJson(ToJson(e))});
+    if (!recorder_) return;
+    if (e.type == ResearchEventType::kStreaming && e.agent == "report") {
+      if (draft_.empty()) draft_start_ = e;
+      draft_ += StringOr(e.data, "text");
+      if (draft_.size() >= kReportPiece) KeepDraft(/*write_now=*/true);
+      return;
+    }
+    KeepDraft(/*write_now=*/false);
+    using T = ResearchEventType;
+    const bool starts_wait = e.type == T::kThinking || e.type == T::kSearching || e.type == T::kJudging ||
+                             e.type == T::kHypothesizing || e.type == T::kSynthesizing;
+    Keep(e, starts_wait);
   }
 
   // The research's end: ResearchRunStatus, the report as answer and the
@@ -116,6 +127,14 @@ class ResearchRecording {
   // (resumable from its last checkpoint). Returns the stored status.
   std::string Finish(const ResearchOutcome& out) {
     if (!recorder_) return "";
+    KeepDraft(/*write_now=*/false);
+    if (!out.status.ok()) {
+      // No `complete` comes: whoever follows the run's events learns its end
+      // from this one (stored with the result).
+      Keep({.type = ResearchEventType::kError, .iteration = out.rounds, .timestamp = UtcTimestampMillis(),
+            .message = "The research failed: " + Preview(out.status.message(), 300)},
+           /*write_now=*/false);
+    }
     RunResult end;
     const std::string status = ResearchRunStatus(out);
     end.status = status == "finished"            ? RunStatus::kFinished
@@ -162,8 +181,30 @@ class ResearchRecording {
            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
   }
 
+  void Keep(const ResearchEvent& e, bool write_now) {
+    recorder_->KeepEvent({.type = ResearchEventTypeName(e.type),
+                          .step = static_cast<int64_t>(state_.trace.steps.size()),
+                          .at = e.timestamp,
+                          .json = DumpJson(ToJson(e))},
+                         write_now);
+  }
+
+  // The report text streamed since the last piece, as one `streaming` event
+  // (the first fragment's round and time).
+  void KeepDraft(bool write_now) {
+    if (draft_.empty()) return;
+    ResearchEvent piece = draft_start_;
+    piece.message = Preview(draft_, 160);
+    piece.data = Json{{"text", std::move(draft_)}};
+    draft_.clear();
+    Keep(piece, write_now);
+  }
+
+  static constexpr size_t kReportPiece = 240;  // characters of report text per stored event
   std::unique_ptr<RunRecorder> recorder_;
   std::chrono::steady_clock::time_point started_;
+  std::string draft_;           // report text not stored yet
+  ResearchEvent draft_start_;   // its first fragment
   double base_elapsed_ms_ = 0;
   RunState state_;
   size_t checkpointed_steps_ = 0;  // steps stored with the last checkpoint

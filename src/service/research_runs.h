@@ -20,11 +20,14 @@
 // What is recorded: one row (the question, the options, the planner, the
 // cache, memory and output paths), one step per agent run (the agent, its
 // round, its tool calls and their results, its answer), the research events
-// (but the report's streamed fragments), and at every graph checkpoint
-// (after each agent's turn) the research's checkpoint (ResearchConfig::
-// on_checkpoint: round, ledgers, stall count, judgement, usage, the memory's
-// content, the next node) in the run state's `app`, in the same
-// transaction as the steps and events up to it. A kill loses at most the
+// (the report's streamed fragments joined into pieces of at least 240
+// characters), and at every graph checkpoint (after each agent's turn) the
+// research's checkpoint (ResearchConfig::on_checkpoint: round, ledgers,
+// stall count, judgement, usage, the memory's content, the next node) in the
+// run state's `app`, in the same transaction as the steps and events up to
+// it. An agent's start and each piece of the report are written at once (a
+// page following the run sees the agent at work and the report as it is
+// written); a resume that runs a cut turn again may store its start twice. A kill loses at most the
 // agent turn under way, which a resume runs again; a completed turn (a
 // search, a judgement) is never run twice. A cancelled research ends
 // `interrupted` and may be resumed.

@@ -41,11 +41,14 @@ void RunRecorder::Flush() {
   if (Status s = store_->AppendEvents(run_.id, events); !s.ok()) Failed(s);
 }
 
-void RunRecorder::KeepEvent(RunEvent event) {
+void RunRecorder::KeepEvent(RunEvent event, bool write_now) {
   if (!store_) return;
   if (event.at.empty()) event.at = StoreTimestampMillis(std::chrono::system_clock::now());
-  std::lock_guard<std::mutex> lock(events_mu_);
-  events_.push_back(std::move(event));
+  {
+    std::lock_guard<std::mutex> lock(events_mu_);
+    events_.push_back(std::move(event));
+  }
+  if (write_now) Flush();
 }
 
 std::vector<RunEvent> RunRecorder::TakeEvents() {

@@ -59,8 +59,10 @@ class RunRecorder {
 
   // Keeps an event an app made itself (not an engine Event: research's
   // ResearchEvents), already in its stored form, for the next write; its
-  // `at` is set when empty. Thread-safe.
-  void KeepEvent(RunEvent event);
+  // `at` is set when empty. With `write_now` (the event starts a wait of
+  // unknown length, or carries text a reader follows as it comes) it is
+  // written at once with those before it, as a model request is. Thread-safe.
+  void KeepEvent(RunEvent event, bool write_now = false);
 
   // Records the run's end: its status (`interrupted` when the user stopped
   // it — it may be resumed), the result and the final trace's steps.

@@ -126,6 +126,7 @@ struct RunEvent {
   double elapsed_ms = 0;     // the event's elapsed_ms (0 when it has none)
   std::string at;            // wall-clock time it was emitted (ISO 8601 UTC, ms); "" for events stored before v3
   std::string json;          // the event as one `--events` line, without its newline
+  int64_t cursor = 0;        // its store-wide position (StoreEvent::cursor); read only: set by Events()
 };
 
 // A stored event with where it is in the whole store: what a stream that
@@ -143,9 +144,10 @@ struct EventQuery {
 };
 
 struct RunFilter {
-  std::string app;     // "" = any
-  std::string status;  // "" = any
-  int64_t limit = 0;   // newest first; 0 = all
+  std::string app;          // "" = any
+  std::string status;       // "" = any
+  std::string id_contains;  // runs whose id holds this text, ignoring ASCII case; "" = any
+  int64_t limit = 0;        // newest first; 0 = all
 };
 
 struct PruneFilter {

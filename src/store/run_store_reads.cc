@@ -67,12 +67,14 @@ Result<std::vector<RunRecord>> RunStore::List(const RunFilter& filter) const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, (std::string(kRunColumns) +
                    "WHERE (?1 = '' OR r.app = ?1) AND (?2 = '' OR r.status = ?2) "
+                   "AND (?4 = '' OR instr(lower(r.id), lower(?4)) > 0) "
                    "ORDER BY r.updated_at DESC, r.id LIMIT ?3")
                       .c_str());
   if (!s.ok()) return db_->Error("preparing a statement");
   s.Text(1, filter.app);
   s.Text(2, filter.status);
   s.Int(3, filter.limit > 0 ? filter.limit : -1);
+  s.Text(4, filter.id_contains);
   std::vector<RunRecord> out;
   for (int rc = s.Step();; rc = s.Step()) {
     if (rc == SQLITE_DONE) break;
@@ -106,7 +108,7 @@ Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const
 Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const {
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db,
-         "SELECT seq, type, step, tool_call_id, elapsed_ms, event, at FROM events WHERE run_id = ?1 ORDER BY seq");
+         "SELECT seq, type, step, tool_call_id, elapsed_ms, event, at, id FROM events WHERE run_id = ?1 ORDER BY seq");
   if (!s.ok()) return db_->Error("preparing a statement");
   s.Text(1, run_id);
   std::vector<RunEvent> out;
@@ -119,7 +121,8 @@ Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const 
                    .tool_call_id = s.ColText(3),
                    .elapsed_ms = s.ColDouble(4),
                    .at = s.ColText(6),
-                   .json = s.ColText(5)});
+                   .json = s.ColText(5),
+                   .cursor = s.ColInt(7)});
   }
   return out;
 }

@@ -350,7 +350,7 @@ TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRun) {
   testing::ProcessResult text = RunCommand({MEDREACT_BINARY, "runs", "show", StringOr(run, "id"), "--store", store});
   EXPECT_THAT(text.out, HasSubstr("message:  What is the evidence for Keytruda in cancer?"));
   // Its events are stored as for every app: the research's own, in order,
-  // without the report's streamed fragments.
+  // the report's streamed text joined into pieces (research_runs_test.cc).
   testing::ProcessResult events =
       RunCommand({MEDREACT_BINARY, "runs", "show", StringOr(run, "id"), "--events", "--store", store});
   ASSERT_EQ(events.exit_code, 0) << events.err;
@@ -366,7 +366,7 @@ TEST(ResearchStoreTest, AResearchRunIsRecordedWithAStepPerAgentRun) {
   EXPECT_EQ(types.front(), "started");
   EXPECT_EQ(types.back(), "complete");
   EXPECT_NE(std::find(types.begin(), types.end(), "search_complete"), types.end());
-  EXPECT_EQ(report_fragments, 0);
+  EXPECT_GE(report_fragments, 1);  // the rules planner streams its report section by section
   EXPECT_EQ(IntegerOr((*shown)["run"], "events", -1), static_cast<int64_t>(types.size()));
 
   // A research run is resumed (research_crash_test.cc); one whose stored

@@ -1,5 +1,5 @@
 // `make run`'s demos (examples/run.sh, examples/research/run.sh,
-// examples/cxr/run.sh) and the chat demo keep what they write in the build
+// examples/cxr/run.sh, examples/page.sh) and the chat demo keep what they write in the build
 // folder they are given: their runs go to a store there (demo-runs.sqlite),
 // never to the user's data or cache folders; cxr's result too (cxr-demo/). Each script
 // runs for real against a build folder of links to the binaries, with HOME
@@ -53,10 +53,12 @@ TEST_P(DemoScriptsTest, WritesOnlyIntoTheBuildFolder) {
 
 INSTANTIATE_TEST_SUITE_P(Demos, DemoScriptsTest,
                          ::testing::Values("examples/run.sh", "examples/research/run.sh", "examples/cxr/run.sh",
-                                           "examples/chat/run.sh"),
+                                           "examples/chat/run.sh", "examples/page.sh"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string name = fs::path(info.param).parent_path().filename().string();
-                           return name == "examples" ? std::string("main") : name;
+                           const fs::path path(info.param);
+                           std::string name = path.parent_path().filename().string();
+                           if (name != "examples") return name;
+                           return path.stem() == "run" ? std::string("main") : path.stem().string();
                          });
 
 }  // namespace

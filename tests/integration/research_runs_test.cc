@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/research/research_memory.h"
 #include "service/research_runs.h"
 #include "store/run_store.h"
 #include "testing/build_paths.h"
@@ -314,6 +315,89 @@ TEST(ResearchRunsTest, TheServiceCancelsARunningResearch) {
   EXPECT_TRUE(cancelled.ok()) << cancelled.ToString();
   EXPECT_EQ(run.status, "interrupted");
   EXPECT_EQ(service.Cancel(run.run_id).code(), StatusCode::kNotFound);  // no longer running here
+}
+
+// What a page following the run from the store sees while it works: an
+// agent's start stored at once (not at the next checkpoint), and the report
+// as it is written, its streamed fragments joined into pieces of at least
+// 240 characters (the rest before the next event), all before `complete`.
+TEST(ResearchRunsTest, AgentStartsAndTheReportsTextAreStoredAsTheyHappen) {
+  testing::TempDir dir;
+  auto store = Store(dir.File("runs.sqlite"));
+  RunService service(store);
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, RulesStart());
+  ASSERT_TRUE(prepared.ok());
+  (*prepared)->config.literature = Literature(std::make_shared<CountingTransport>());
+  std::string id;
+  std::string streamed;  // the report's fragments so far
+  int judging = 0, judging_stored = 0, fragments = 0;
+  auto stored_of = [&](const std::string& type, std::string* text) {
+    int n = 0;
+    Result<std::vector<RunEvent>> events = store->Events(id);
+    if (!events.ok()) ADD_FAILURE() << "run '" << id << "': " << events.status().ToString();
+    if (!events.ok()) return -1;
+    for (const RunEvent& e : *events) {
+      if (e.type != type) continue;
+      const Json j = ParseJson(e.json).value();
+      if (text && StringOr(j, "agent") != "report") continue;
+      ++n;
+      if (text) *text += StringOr(j["data"], "text");
+    }
+    return n;
+  };
+  ResearchHooks hooks;
+  hooks.on_started = [&](const std::string& run_id) { id = run_id; };
+  hooks.on_event = [&](const ResearchEvent& e) {
+    if (e.type == ResearchEventType::kJudging) {
+      ++judging;
+      judging_stored = stored_of("judging", nullptr);
+    }
+    if (e.type == ResearchEventType::kStreaming && e.agent == "report") {
+      ++fragments;
+      streamed += StringOr(e.data, "text");
+      std::string stored;
+      stored_of("streaming", &stored);
+      EXPECT_EQ(streamed.compare(0, stored.size(), stored), 0) << "the stored text is what was streamed, in order";
+      EXPECT_LT(streamed.size() - stored.size(), 240u) << "at most one piece waits";
+    }
+  };
+  const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), hooks);
+  ASSERT_EQ(run.status, "finished") << run.outcome.status.ToString() << " " << run.outcome.stop_reason << " " << Json(run.outcome.errors).dump() << " " << run.outcome.fallback_reason;
+  ASSERT_GE(judging, 1);
+  EXPECT_EQ(judging_stored, judging) << "each judge's start is in the store when it starts";
+  ASSERT_GE(fragments, 2) << "the rules planner streams its report section by section";
+  std::string stored;
+  const int pieces = stored_of("streaming", &stored);
+  EXPECT_EQ(stored, streamed);
+  EXPECT_GE(pieces, 1);
+  EXPECT_LE(pieces, fragments);
+  const std::vector<RunEvent> all = store->Events(id).value();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back().type, "complete");
+}
+
+// A research that fails (here: its memory file holds another question) ends
+// with an `error` event stored with its result, so a page following its
+// events learns the end without a `complete`.
+TEST(ResearchRunsTest, AFailedResearchsLastStoredEventSaysItFailed) {
+  testing::TempDir dir;
+  const std::string memory = dir.File("memory.sqlite");
+  ASSERT_TRUE(ResearchMemory::Open(memory, "Another question entirely?").ok());
+  auto store = Store(dir.File("runs.sqlite"));
+  RunService service(store);
+  Result<std::unique_ptr<PreparedResearch>> prepared = PrepareResearch(service, RulesStart(memory));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  const ResearchRun run = RunPreparedResearch(service, std::move(*prepared), {});
+  ASSERT_TRUE(run.stored);
+  EXPECT_EQ(run.status, "error");
+  Result<std::vector<RunEvent>> events = store->Events(run.run_id);
+  ASSERT_TRUE(events.ok());
+  ASSERT_FALSE(events->empty());
+  EXPECT_EQ(events->back().type, "error");
+  const Json last = ParseJson(events->back().json).value_or(Json());
+  EXPECT_THAT(StringOr(last, "message"), HasSubstr("The research failed: research memory"));
+  EXPECT_FALSE(last.contains("agent"));
+  EXPECT_EQ(store->Get(run.run_id)->status, "error");
 }
 
 TEST(ResearchRunsTest, PrepareChecksEverythingBeforeAnyWork) {

@@ -157,6 +157,100 @@ TEST(ServerPageTest, ANameThatIsNotAnAssetIs404AndAPathIsRefused) {
   EXPECT_EQ(rebound->status, 403);
 }
 
+httplib::Result PostPlain(ServeFixture& srv, const std::string& path, const std::string& body,
+                          httplib::Headers headers = {}) {
+  httplib::Client cli("127.0.0.1", srv.port());
+  return cli.Post(path, headers, body, "application/json");
+}
+
+// The cookie's value from a Set-Cookie header ("medreact_session=V; Path=/; ...").
+std::string SessionFrom(const httplib::Result& r) {
+  const std::string set = r->get_header_value("set-cookie");
+  const size_t eq = set.find('='), semi = set.find(';');
+  return set.substr(eq + 1, semi - eq - 1);
+}
+
+TEST(ServerPageTest, TheTokenSignsInToAnHttpOnlyStrictSessionCookieThatTheApiAccepts) {
+  ServeFixture srv({.token = kToken});
+  Json before = ServeFixture::JsonOf(Plain(srv, "/v1/session"));
+  EXPECT_EQ(before["token_required"], true);
+  EXPECT_EQ(before["signed_in"], false);
+  EXPECT_FALSE(before.contains("event_cursor")) << "where the events are is for the signed-in";
+
+  auto wrong = PostPlain(srv, "/v1/session", R"({"token":"not-the-token-0123456789"})");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  EXPECT_THAT(wrong->body, HasSubstr("\"field\":\"token\""));
+  EXPECT_TRUE(wrong->get_header_value("set-cookie").empty());
+  auto missing = PostPlain(srv, "/v1/session", "{}");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 400);
+
+  auto ok = PostPlain(srv, "/v1/session", DumpJson(Json{{"token", kToken}}));
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  const std::string set = ok->get_header_value("set-cookie");
+  EXPECT_THAT(set, StartsWith("medreact_session=v1."));
+  EXPECT_THAT(set, HasSubstr("; HttpOnly"));
+  EXPECT_THAT(set, HasSubstr("; SameSite=Strict"));
+  EXPECT_THAT(set, HasSubstr("; Path=/"));
+  EXPECT_THAT(set, HasSubstr("; Max-Age=43200"));
+  EXPECT_THAT(set, Not(HasSubstr(kToken))) << "the cookie never carries the token";
+  const httplib::Headers cookie = {{"Cookie", "medreact_session=" + SessionFrom(ok)}};
+
+  Json after = ServeFixture::JsonOf(Plain(srv, "/v1/session", cookie));
+  EXPECT_EQ(after["signed_in"], true);
+  EXPECT_TRUE(after["event_cursor"].is_number_integer()) << after.dump();
+  auto runs = Plain(srv, "/v1/runs", cookie);
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(runs->status, 200) << runs->body;
+
+  // A change signed in by the cookie needs the page's header (a form of
+  // another site could send the cookie, not the header).
+  auto forged = PostPlain(srv, "/v1/runs/run_nope/cancel", "{}", cookie);
+  ASSERT_TRUE(forged);
+  EXPECT_EQ(forged->status, 403);
+  EXPECT_THAT(forged->body, HasSubstr("x-medreact-page"));
+  httplib::Headers page = cookie;
+  page.emplace("x-medreact-page", "1");
+  auto from_page = PostPlain(srv, "/v1/runs/run_nope/cancel", "{}", page);
+  ASSERT_TRUE(from_page);
+  EXPECT_EQ(from_page->status, 404) << "past the sign-in: the run does not exist. " << from_page->body;
+
+  // Another server's (or an old token's) cookie is refused.
+  ServeFixture other({.token = "another-token-0123456789abcdef"});
+  auto elsewhere = Plain(other, "/v1/runs", cookie);
+  ASSERT_TRUE(elsewhere);
+  EXPECT_EQ(elsewhere->status, 401);
+  auto tampered = Plain(srv, "/v1/runs", {{"Cookie", "medreact_session=" + SessionFrom(ok) + "0"}});
+  ASSERT_TRUE(tampered);
+  EXPECT_EQ(tampered->status, 401);
+
+  // Signing out clears the cookie.
+  auto end = PostPlain(srv, "/v1/session/end", "{}", page);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->status, 200);
+  EXPECT_THAT(end->get_header_value("set-cookie"), HasSubstr("medreact_session=; "));
+  EXPECT_THAT(end->get_header_value("set-cookie"), HasSubstr("Max-Age=0"));
+}
+
+TEST(ServerPageTest, WithoutATokenTheSessionSaysSoAndSigningInIsRateLimited) {
+  ServeFixture open;
+  Json info = ServeFixture::JsonOf(Plain(open, "/v1/session"));
+  EXPECT_EQ(info["token_required"], false);
+  EXPECT_TRUE(info["event_cursor"].is_number_integer()) << info.dump();
+
+  ServeFixture srv({.token = kToken, .rate_per_second = 0.01, .rate_burst = 3});
+  int limited = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto r = PostPlain(srv, "/v1/session", R"({"token":"guess-0123456789abcdef"})");
+    ASSERT_TRUE(r);
+    if (r->status == 429) ++limited;
+    else EXPECT_EQ(r->status, 401);
+  }
+  EXPECT_EQ(limited, 2) << "a token is not guessed faster than the rate limit";
+}
+
 // The page in a real browser (tests/node/page_shell.mjs): sign-in with the
 // token → a session cookie, the runs view, keyboard, axe-core, sign-out.
 TEST(ServerPageTest, ThePageSignsInAndShowsTheRunsInChromium) {

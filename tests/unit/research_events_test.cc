@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "apps/research/research_app.h"
 #include "apps/research/research_report.h"
 #include "testing/research_fixture.h"
@@ -172,6 +174,49 @@ TEST(ResearchEventsTest, TheRulesReportIsNumberedInCitationOrderAndShowsTheJudge
   EXPECT_THAT(DumpJson(out.result["judgement"]["clinical_reasoning"]), HasSubstr("Counted by study design"));
   EXPECT_FALSE(out.result["judgement"]["mechanism_reasoning"].get<std::string>().empty());
   EXPECT_GT(out.result["judgement"]["details"]["evidence_assessed"].get<int>(), 0);
+}
+
+
+// What a page needs to show the research: each search of a search turn (its
+// source, query, records or error) in the search_complete event, and every
+// identifier of a reference (a PubMed record's DOI besides its PMID).
+TEST(ResearchEventsTest, SearchCompleteListsEachSearchAndReferencesCarryEveryIdentifier) {
+  ResearchConfig config = FixtureConfig();
+  config.literature.client.transport = std::make_shared<PubMedDown>();
+  ResearchOutcome down = RunResearch(kResearchQuestion, config);
+  ASSERT_TRUE(down.status.ok()) << down.status.ToString();
+  std::vector<const ResearchEvent*> complete = Events(down, ResearchEventType::kSearchComplete, "search");
+  ASSERT_FALSE(complete.empty());
+  const Json& searches = complete.front()->data["searches"];
+  ASSERT_TRUE(searches.is_array());
+  std::map<std::string, Json> by_tool;
+  for (const Json& s : searches) by_tool[s["tool"].get<std::string>()] = s;
+  ASSERT_EQ(by_tool.size(), 3u) << searches.dump();
+  const Json& pubmed = by_tool["search_pubmed"];
+  EXPECT_EQ(pubmed["source"], "PubMed");
+  EXPECT_EQ(pubmed["ok"], false);
+  EXPECT_THAT(pubmed["error"].get<std::string>(), HasSubstr("503"));
+  EXPECT_FALSE(pubmed.contains("records"));
+  EXPECT_FALSE(pubmed["query"].get<std::string>().empty());
+  const Json& trials = by_tool["search_clinical_trials"];
+  EXPECT_EQ(trials["source"], "ClinicalTrials.gov");
+  EXPECT_EQ(trials["ok"], true);
+  EXPECT_EQ(trials["records"], 3);  // the recorded keytruda page holds three trials
+  EXPECT_FALSE(trials.contains("error"));
+  EXPECT_EQ(complete.front()->data["tool_errors"], 1);
+
+  ResearchOutcome out = RunResearch(kResearchQuestion, FixtureConfig());
+  ASSERT_TRUE(out.status.ok());
+  bool pmid_seen = false;
+  for (const auto& ref : out.result["references"]) {
+    ASSERT_TRUE(ref["other_ids"].is_array()) << ref.dump();
+    if (ref["id"] != "PMID:27797938") continue;
+    pmid_seen = true;
+    bool doi = false;
+    for (const auto& id : ref["other_ids"]) doi = doi || id.get<std::string>().rfind("DOI:10.", 0) == 0;
+    EXPECT_TRUE(doi) << ref.dump();
+  }
+  EXPECT_TRUE(pmid_seen) << out.result["references"].dump();
 }
 
 }  // namespace

@@ -274,5 +274,27 @@ TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointOrWaitWithoutDeltas
   EXPECT_EQ(seen, 1);
 }
 
+TEST(RunRecorderEventsTest, AnAppsEventIsKeptUntilTheNextWriteOrWrittenAtOnceWhenAsked) {
+  testing::TempDir dir;
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::shared_ptr<RunStore> store = std::move(*opened);
+  RunRecorder recorder(store, {.app = "research"}, nullptr);
+  recorder.Hook()(StateAt("run_app", 0));  // the run's row
+  recorder.KeepEvent({.type = "started", .json = R"({"type":"started"})"});
+  EXPECT_EQ(store->Events("run_app").value().size(), 0u);
+  recorder.KeepEvent({.type = "search_complete", .json = R"({"type":"search_complete"})"});
+  EXPECT_EQ(store->Events("run_app").value().size(), 0u);  // kept for the next write
+  recorder.KeepEvent({.type = "judging", .json = R"({"type":"judging"})"}, /*write_now=*/true);
+  Result<std::vector<RunEvent>> now = store->Events("run_app");
+  ASSERT_TRUE(now.ok());
+  ASSERT_EQ(now->size(), 3u);  // at once, with those before it, in order
+  EXPECT_EQ((*now)[0].type, "started");
+  EXPECT_EQ((*now)[1].type, "search_complete");
+  EXPECT_EQ((*now)[2].type, "judging");
+  EXPECT_FALSE((*now)[2].at.empty());
+  EXPECT_EQ(Seqs(*now), (std::vector<int64_t>{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace medreact

@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -176,6 +179,78 @@ TEST(ServerAuthTest, LoopbackAddressesAreTheOnlyOnesCalledLoopback) {
         std::string("evil-localhost"), std::string("example.com"), std::string("[::1"), std::string("fe80::1")}) {
     EXPECT_FALSE(IsLoopbackAddress(host)) << host;
   }
+}
+
+}  // namespace
+}  // namespace medreact::server
+
+namespace medreact::server {
+namespace {
+
+// RFC 4231 (HMAC-SHA256 test vectors): cases 1, 2, 4, 6 (a key longer than
+// the block, hashed first) and 7 (both long).
+TEST(ServerSessionTest, HmacSha256MatchesRfc4231) {
+  EXPECT_EQ(HmacSha256Hex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(HmacSha256Hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  std::string key4;
+  for (int i = 1; i <= 25; ++i) key4.push_back(static_cast<char>(i));
+  EXPECT_EQ(HmacSha256Hex(key4, std::string(50, '\xcd')),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b");
+  EXPECT_EQ(HmacSha256Hex(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(HmacSha256Hex(std::string(131, '\xaa'),
+                          "This is a test using a larger than block-size key and a larger than block-size data. "
+                          "The key needs to be hashed before being used by the HMAC algorithm."),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2");
+}
+
+TEST(ServerSessionTest, ASessionIsValidForItsTokenUntilItExpires) {
+  const std::string token = "session-token-0123456789";
+  const int64_t now = 1'800'000'000;
+  const std::string nonce = "0123456789abcdef0123456789abcdef";
+  const std::string v = MakeSessionValue(token, now, nonce);
+  EXPECT_TRUE(v.starts_with("v1." + std::to_string(now + kSessionSeconds) + "." + nonce + ".")) << v;
+  EXPECT_TRUE(SessionValueValid(token, v, now));
+  EXPECT_TRUE(SessionValueValid(token, v, now + kSessionSeconds - 1));
+  EXPECT_FALSE(SessionValueValid(token, v, now + kSessionSeconds)) << "expired";
+  EXPECT_FALSE(SessionValueValid("another-token-0123456789", v, now)) << "a new token ends every session";
+  EXPECT_FALSE(SessionValueValid("", v, now));
+  // Dated further ahead than a session lives (a forged expiry cannot verify anyway).
+  EXPECT_FALSE(SessionValueValid(token, MakeSessionValue(token, now + 3600, nonce), now));
+  // Any byte changed: refused.
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string t = v;
+    t[i] = t[i] == '0' ? '1' : '0';
+    EXPECT_FALSE(SessionValueValid(token, t, now)) << "byte " << i << " changed: " << t;
+  }
+  const std::vector<std::string> bad_values = {"",
+                                               "v1.",
+                                               "v1...",
+                                               "v2." + v.substr(3),
+                                               v + ".",
+                                               v.substr(0, v.size() - 1),
+                                               "v1.99999999999999." + nonce + "." + std::string(64, 'a')};
+  for (const std::string& bad : bad_values) {
+    EXPECT_FALSE(SessionValueValid(token, bad, now)) << bad;
+  }
+}
+
+TEST(ServerSessionTest, CookieValueFindsTheNamedCookie) {
+  EXPECT_EQ(CookieValue("a=1; medreact_session=v1.x; b=2", "medreact_session"), "v1.x");
+  EXPECT_EQ(CookieValue("medreact_session=\"q\"", "medreact_session"), "q");
+  EXPECT_EQ(CookieValue("  medreact_session = v ;", "medreact_session"), "v");
+  EXPECT_EQ(CookieValue("xmedreact_session=v", "medreact_session"), std::nullopt);
+  EXPECT_EQ(CookieValue("", "medreact_session"), std::nullopt);
+  EXPECT_EQ(CookieValue("medreact_session", "medreact_session"), std::nullopt);
+}
+
+TEST(ServerSessionTest, NoncesAreHexAndDiffer) {
+  const std::string a = RandomNonceHex(), b = RandomNonceHex();
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }));
+  EXPECT_NE(a, b);
 }
 
 }  // namespace

@@ -435,6 +435,7 @@ class Research {
         }
       }
     }
+    const Json searches = run ? ResearchSearchCalls(*run, *sink_) : Json::array();  // before Flush: records per call
     sink_->Flush(calls);
     if (run && run->status == RunStatus::kAwaitingApproval && run->paused) {
       // The calls done are in the memory; the turn goes on after the decisions.
@@ -478,7 +479,8 @@ class Research {
          "Found " + std::to_string(added) + " new record(s), " + std::to_string(dups) + " duplicate(s); " +
              std::to_string(memory_->evidence_count()) + " in memory" +
              (tool_errors ? "; " + std::to_string(tool_errors) + " search(es) failed" : ""),
-         {{"new", added}, {"duplicates", dups}, {"total", memory_->evidence_count()}, {"tool_errors", tool_errors}});
+         {{"new", added}, {"duplicates", dups}, {"total", memory_->evidence_count()}, {"tool_errors", tool_errors},
+          {"searches", searches}});
     if (Result<SearchSummary> s = ReadSearchSummary(run->final_fields); s.ok()) {
       Emit(Type::kStreaming, "search", Preview(s->summary, 160), {{"text", s->summary}});
     }
@@ -844,8 +846,8 @@ OrderedJson BuildResult(const std::string& question, const ResearchOutcome& out,
       if (m < 1 || static_cast<size_t>(m) > all.size()) continue;
       const Evidence& e = all[m - 1];
       references.push_back({{"ref", k}, {"memory_ref", m}, {"cited", list == &out.reference_numbers},
-                            {"id", e.id}, {"url", e.url}, {"title", e.title}, {"type", e.type},
-                            {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
+                            {"id", e.id}, {"other_ids", e.other_ids}, {"url", e.url}, {"title", e.title},
+                            {"type", e.type}, {"source", EvidenceSourceName(e.source)}, {"year", e.year}});
     }
   }
   r["references"] = std::move(references);

@@ -5,6 +5,7 @@
 
 #include "apps/research/research_types.h"
 #include "medreact/tool.h"
+#include "medreact/trace.h"
 
 namespace medreact {
 namespace {
@@ -83,6 +84,35 @@ void ResearchEvidenceSink::StoreLocked(const std::vector<Evidence>& items, size_
 }
 
 std::string ResearchCallKey(const std::string& tool, const Json& args) { return tool + " " + DumpJson(args); }
+
+Json ResearchSearchCalls(const RunResult& run, ResearchEvidenceSink& sink) {
+  Json out = Json::array();
+  std::lock_guard<std::mutex> lock(sink.mu);
+  for (const StepRecord& step : run.trace.steps) {
+    for (const ToolResultRecord& r : step.tool_results) {
+      if (r.name == kSubmitSearchTool) continue;
+      Json args = Json::object();
+      for (const ToolCall& call : step.assistant.tool_calls) {
+        if (call.id != r.tool_call_id) continue;
+        if (Result<Json> parsed = ParseJson(call.arguments); parsed.ok() && parsed->is_object()) args = *parsed;
+      }
+      Json item = {{"tool", r.name}, {"source", ResearchSourceName(r.name)}, {"query", StringOr(args, "query")},
+                   {"ok", r.ok}};
+      if (r.ok) {
+        const std::string key = ResearchCallKey(r.name, args);
+        size_t records = 0;
+        for (const auto& [held_key, items] : sink.held) {
+          if (held_key == key) records += items.size();
+        }
+        item["records"] = records;
+      } else {
+        item["error"] = r.error;
+      }
+      out.push_back(std::move(item));
+    }
+  }
+  return out;
+}
 
 Result<std::shared_ptr<ToolRegistry>> ResearchSearchTools(const ResearchConfig& config,
                                                           std::shared_ptr<ResearchEvidenceSink> sink) {

@@ -61,6 +61,14 @@ struct ResearchEvidenceSink {
 // A search call's key: "tool {arguments}".
 std::string ResearchCallKey(const std::string& tool, const Json& args);
 
+// The searches of a search agent's run, in call order, for its
+// search_complete event (a page lists what was queried where):
+// [{"tool", "source" (ResearchSourceName), "query", "ok", "records" (found by
+// that call, before de-duplication; ok calls only), "error" (failed calls
+// only)}]. submit_search is not a search. Reads `sink`'s held records, so it
+// is called before Flush.
+Json ResearchSearchCalls(const RunResult& run, ResearchEvidenceSink& sink);
+
 // The search agent's tools: the sources' search tools (forwarding to the
 // literature pack, their records held in `sink`) and submit_search.
 Result<std::shared_ptr<ToolRegistry>> ResearchSearchTools(const ResearchConfig& config,
