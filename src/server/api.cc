@@ -76,6 +76,8 @@ const std::vector<Route>& Routes() {
       {"GET", "/v1/runs/{id}/images", false, false, RunImages},
       {"POST", "/v1/runs/{id}/cancel", false, false, CancelRun},
       {"POST", "/v1/runs/{id}/resume", false, false, ResumeRun},
+      {"GET", "/v1/approvals", false, false,
+       [](ApiState& s, const std::shared_ptr<Exchange>& ex, const Params&) { ListAllApprovals(s, ex); }},
       {"GET", "/v1/runs/{id}/approvals", false, false, ListApprovals},
       {"GET", "/v1/runs/{id}/triage", false, false, ShowTriageCase},
       {"POST", "/v1/runs/{id}/approvals/{call_id}", false, false, DecideApproval},

@@ -1,6 +1,6 @@
 // The run routes: list, show, events (one run's, or many runs' in one
-// stream), cancel, approvals, artifacts, a run's kept images and the app
-// table (api.h).
+// stream), cancel, artifacts, a run's kept images and the app table
+// (api.h); the approvals are in api_approvals.cc.
 #include <algorithm>
 #include <charconv>
 
@@ -285,93 +285,6 @@ void CancelRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p
                                                                        : " (held by " +
                                                                              PrintableLine(DescribeRunOwner(run->owner)) +
                                                                              ")")));
-}
-
-void ListApprovals(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
-  Result<service::RunView> view = s.service.Show(p[0]);
-  if (!view.ok()) return ex->Respond(StatusResponse(view.status()));
-  Json waiting = Json::array();
-  for (const ToolCall& c : view->waiting) {
-    Result<Json> args = ParseJson(c.arguments);
-    waiting.push_back(Json{{"call_id", c.id},
-                           {"tool", c.name},
-                           {"arguments", args.ok() ? *args : Json(c.arguments)},
-                           {"step", view->waiting_step}});
-  }
-  // The decisions taken, from the run's approval events: who and when.
-  Json decided = Json::array();
-  if (Result<std::vector<RunEvent>> events = s.service.Events(p[0]); events.ok()) {
-    for (const RunEvent& e : *events) {
-      if (e.type != "approval") continue;
-      Result<Json> j = ParseJson(e.json);
-      if (!j.ok()) continue;
-      const Json data = j->contains("data") ? (*j)["data"] : Json::object();
-      const std::string decision = StringOr(data, "decision");
-      if (decision.empty() || decision == "awaiting") continue;
-      Json d{{"call_id", e.tool_call_id}, {"tool", StringOr(*j, "tool_name")}, {"decision", decision},
-             {"reviewer", StringOr(data, "reviewer")}, {"decided_at", StringOr(data, "decided_at")}};
-      if (const std::string reason = StringOr(data, "reason"); !reason.empty()) d["reason"] = reason;
-      decided.push_back(std::move(d));
-    }
-  }
-  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]},
-                                     {"status", view->run.status},
-                                     {"waiting", std::move(waiting)},
-                                     {"decided", std::move(decided)}}));
-}
-
-void DecideApproval(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
-  std::string field;
-  Result<Json> body = JsonBody(ex->request(), &field);
-  if (!body.ok()) return ex->Respond(StatusResponse(body.status(), field));
-  for (const auto& [key, value] : body->items()) {
-    if (key != "decision" && key != "arguments" && key != "reason" && key != "reviewer") {
-      return ex->Respond(ErrorResponse("bad_request", "unknown field '" + PrintableLine(key) +
-                                                          "' (decision, arguments, reason, reviewer)", key));
-    }
-  }
-  const Json& decision = (*body)["decision"];
-  if (!decision.is_string() || (decision != "approve" && decision != "edit" && decision != "reject")) {
-    return ex->Respond(ErrorResponse("bad_request", "decision must be \"approve\", \"edit\" or \"reject\"", "decision"));
-  }
-  const Json& reviewer = body->contains("reviewer") ? (*body)["reviewer"] : Json();
-  if (!reviewer.is_string() || reviewer.get_ref<const std::string&>().empty() ||
-      reviewer.get_ref<const std::string&>().size() > 200) {
-    return ex->Respond(ErrorResponse("bad_request", "reviewer must name who decides (1..200 characters)", "reviewer"));
-  }
-  service::CallDecision d{.call_id = p[1], .approve = decision != "reject"};
-  if (decision == "edit") {
-    if (!body->contains("arguments") || !(*body)["arguments"].is_object()) {
-      return ex->Respond(ErrorResponse("bad_request", "an edit needs the call's arguments as a JSON object", "arguments"));
-    }
-    d.arguments = DumpJson((*body)["arguments"]);
-  } else if (body->contains("arguments")) {
-    return ex->Respond(ErrorResponse("bad_request", "arguments go with an edit only", "arguments"));
-  }
-  if (decision == "reject") {
-    const Json& reason = body->contains("reason") ? (*body)["reason"] : Json();
-    if (!reason.is_string() || reason.get_ref<const std::string&>().empty()) {
-      return ex->Respond(ErrorResponse("bad_request", "a rejection needs a reason (the model reads it)", "reason"));
-    }
-    d.reason = reason.get<std::string>();
-  }
-  Result<service::DecideOutcome> out =
-      s.service.Decide(p[0], {d}, {.identity = reviewer.get<std::string>()});
-  if (!out.ok()) {
-    return ex->Respond(StatusResponse(out.status(), out.status().code() == StatusCode::kInvalidArgument &&
-                                                            decision == "edit"
-                                                        ? "arguments"
-                                                        : ""));
-  }
-  const bool go_on = out->waiting.empty();
-  if (go_on) {
-    Result<RunRecord> run = s.service.store()->Get(p[0]);
-    if (run.ok()) ContinueOnPool(s, *run);
-  }
-  ex->Respond(JsonResponse(200, Json{{"run_id", p[0]},
-                                     {"decided", out->decided},
-                                     {"waiting", out->waiting},
-                                     {"continuing", go_on}}));
 }
 
 void GetArtifact(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {

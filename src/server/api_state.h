@@ -94,6 +94,8 @@ void ShowRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void RunEvents(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void ManyRunsEvents(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void CancelRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
+// The approvals (api_approvals.cc).
+void ListAllApprovals(ApiState& s, const std::shared_ptr<Exchange>& ex);
 void ListApprovals(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void DecideApproval(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p);
 void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex);

@@ -9,6 +9,7 @@
 #include "apps/common/approval_policy.h"
 #include "core/printable.h"
 #include "core/text_util.h"
+#include "service/approval_view.h"
 #include "service/cxr_runs.h"
 #include "service/research_runs.h"
 #include "service/run_images.h"
@@ -457,18 +458,10 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
                                 .reviewer = reviewer.identity,
                                 .decided_at = now};
       if (!d.arguments.empty()) {
-        if (!tools && run->app == "cxr") {
-          Result<std::shared_ptr<ToolRegistry>> offered = CxrDecisionTools(*this, *run);
+        if (!tools) {
+          Result<std::shared_ptr<ToolRegistry>> offered = DecisionTools(*this, *run);
           if (!offered.ok()) return fail(offered.status());
           tools = std::move(*offered);
-        } else if (!tools && run->app == "research") {
-          Result<std::shared_ptr<ToolRegistry>> offered = ResearchDecisionTools(*run);
-          if (!offered.ok()) return fail(offered.status());
-          tools = std::move(*offered);
-        } else if (!tools) {
-          Result<ChatParts> parts = ChatTools(*inputs, nullptr);
-          if (!parts.ok()) return fail(parts.status());
-          tools = parts->tools;
         }
         auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
                                  [&](const ToolCall& c) { return c.id == call_id; });
@@ -482,12 +475,33 @@ Result<DecideOutcome> RunService::Decide(const std::string& run_id, const std::v
       }
       state.approvals[call_id] = decision;
       out.decided.push_back(call_id);
+      out.decisions[call_id] = decision;
     }
   }
   out.waiting = Undecided(state);
+  // Each decision is an `approval` event of its own as it is stored
+  // ("recorded": true; an edit with its arguments), so a live follower (another tab, a stream) sees it
+  // also when other calls still wait and the run does not go on yet; the
+  // run emits its own when it applies them.
+  std::vector<RunEvent> recorded;
+  for (const std::string& call_id : out.decided) {
+    const ApprovalDecision& a = out.decisions[call_id];
+    auto call = std::find_if(state.turn.tool_calls.begin(), state.turn.tool_calls.end(),
+                             [&](const ToolCall& c) { return c.id == call_id; });
+    Json data{{"decision", DecisionWord(a)}, {"reviewer", a.reviewer}, {"decided_at", a.decided_at}, {"recorded", true}};
+    if (!a.approved && !a.reason.empty()) data["reason"] = a.reason;
+    if (Result<Json> edited = ParseJson(a.arguments); !a.arguments.empty() && edited.ok()) data["arguments"] = *edited;
+    RunEvent e = ToRunEvent({.type = EventType::kApproval,
+                             .step = state.step,
+                             .tool_name = call == state.turn.tool_calls.end() ? "" : call->name,
+                             .tool_call_id = call_id,
+                             .data = std::move(data)});
+    e.at = now;
+    recorded.push_back(std::move(e));
+  }
   // The decisions are stored before anything runs: a crash from here on
   // goes on with them.
-  if (Status s = store_->SaveCheckpoint(run_id, state, {}, out.waiting.empty() ? "running" : "awaiting_approval");
+  if (Status s = store_->SaveCheckpoint(run_id, state, recorded, out.waiting.empty() ? "running" : "awaiting_approval");
       !s.ok()) {
     return fail(s);
   }

@@ -131,6 +131,7 @@ struct Reviewer {
 struct DecideOutcome {
   std::vector<std::string> decided;  // the calls decided now, in call order
   std::vector<std::string> waiting;  // still undecided: the run stays paused
+  std::map<std::string, ApprovalDecision> decisions;  // the decisions taken now, by call: who, when, what
 };
 
 // What Show returns: the record, its steps, and the calls a paused run waits for.
@@ -180,8 +181,12 @@ class RunService {
   // decided: call c1 approved by dr.a at ...") — also when the run is not
   // paused any more, or another process holds it. InvalidArgument for a call
   // that is not waiting, arguments for several calls, or arguments the
-  // tool's schema refuses. When no call waits any more, the caller goes on
-  // with Continue (the lease stays with this service).
+  // tool's schema refuses. Each decision is stored with an `approval` event
+  // of its own (data: decision, reviewer, decided_at, reason or edited
+  // arguments, "recorded": true), so a live follower sees it before the run
+  // goes on (the run emits its own when it applies it). When no call waits
+  // any more, the caller goes on with Continue (the lease stays with this
+  // service).
   Result<DecideOutcome> Decide(const std::string& run_id, const std::vector<CallDecision>& decisions,
                                const Reviewer& reviewer);
   // Goes on with a run whose decisions are all taken (after Decide).
