@@ -219,10 +219,20 @@ export async function axeViolations(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.targets.join(', ')}`);
 }
 
-// A full-page screenshot kept as a test artefact: MEDREACT_PAGE_ARTIFACTS/NAME.png.
+// A full-page screenshot kept as a test artefact: MEDREACT_PAGE_ARTIFACTS/NAME.png;
+// and a lighter copy for the README (its first 1,600 CSS pixels as JPEG):
+// MEDREACT_PAGE_ARTIFACTS/readme/NAME.jpg (copied by hand to docs/screenshots/).
 export async function screenshot(page, name) {
   const path = join(env.artifacts, name + '.png');
   await page.screenshot({ path, fullPage: true });
+  mkdirSync(join(env.artifacts, 'readme'), { recursive: true });
+  const size = await page.evaluate(() => ({
+    width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight,
+  }));
+  await page.screenshot({
+    path: join(env.artifacts, 'readme', name + '.jpg'), type: 'jpeg', quality: 70, fullPage: true, scale: 'css',
+    clip: { x: 0, y: 0, width: size.width, height: Math.min(size.height, 1600) },
+  });
   return path;
 }
 
