@@ -23,8 +23,8 @@
 //   409 load excepted), no request off the origin; screenshot `approvals`.
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
-  waitLive,
+  apiClient, axeViolations, checker, closeAll, env, focused, launchBrowser, newPage, screenshot, startMock,
+  startServe, until, waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_approvals');
@@ -285,8 +285,6 @@ try {
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, serve, mock);
 }
 finish();

@@ -22,8 +22,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
-  waitLive,
+  apiClient, axeViolations, checkClean, checker, closeAll, env, focused, launchBrowser, newPage, screenshot,
+  startMock, startServe, until, waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_cxr');
@@ -284,14 +284,11 @@ try {
   await screenshot(a, 'cxr');
 
   for (const [name, p] of [['A', a], ['B', b]]) {
-    check(p.medreact.consoleErrors.length === 0, `context ${name}: no console error (${p.medreact.consoleErrors.join(' | ') || 'none'})`);
-    check(p.medreact.offOrigin.length === 0, `context ${name}: no request left the origin (${p.medreact.offOrigin.join(', ') || 'none'})`);
+    checkClean(check, p, { label: 'context ' + name });
   }
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, serve, mock);
 }
 finish();

@@ -25,7 +25,8 @@
 // - no console error; no request left the origin but the followed link.
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, launchBrowser, newPage, screenshot, startMock, startServe, until, waitLive,
+  apiClient, axeViolations, checker, closeAll, env, launchBrowser, newPage, screenshot, startMock, startServe,
+  until, waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_research');
@@ -308,9 +309,6 @@ try {
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
-  if (closed) await closed.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, serve, closed, mock);
 }
 finish();

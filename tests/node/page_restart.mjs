@@ -15,7 +15,8 @@
 // Timing decides only where the kill lands, never what is asserted.
 import { join } from 'node:path';
 import {
-  apiClient, checker, env, launchBrowser, newPage, screenshot, startMock, startServe, until, waitLive,
+  apiClient, checker, closeAll, env, launchBrowser, newPage, screenshot, startMock, startServe, until,
+  waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_restart');
@@ -106,9 +107,6 @@ try {
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (second) await second.stop();
-  if (first) await first.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, second, first, mock);
 }
 finish();

@@ -19,8 +19,8 @@
 //   and `run-inspector`; no console error, no request off the origin.
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
-  waitLive,
+  apiClient, axeViolations, checkClean, checker, closeAll, env, focused, launchBrowser, newPage, screenshot,
+  startMock, startServe, until, waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_runs');
@@ -217,13 +217,10 @@ try {
   check(await until(async () => await page.locator('table#runs tbody tr').count() === 51) &&
     await page.locator('#runs-more').isHidden(), '"Load more runs" adds the 51st and goes away');
 
-  check(page.medreact.consoleErrors.length === 0, `no console error (${page.medreact.consoleErrors.join(' | ') || 'none'})`);
-  check(page.medreact.offOrigin.length === 0, `no request left the origin (${page.medreact.offOrigin.join(', ') || 'none'})`);
+  checkClean(check, page);
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, serve, mock);
 }
 finish();

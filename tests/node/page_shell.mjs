@@ -15,8 +15,8 @@
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  apiClient, axeViolations, checker, env, focused, launchBrowser, newPage, screenshot, startMock, startServe, until,
-  waitLive,
+  apiClient, axeViolations, checkClean, checker, closeAll, env, focused, launchBrowser, newPage, screenshot,
+  startMock, startServe, until, waitLive,
 } from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_shell');
@@ -102,14 +102,10 @@ try {
   check(after === 401, `after signing out the API refuses the browser (${after})`);
 
   // The refused requests above are logged by chromium as failed loads; nothing else may be.
-  const errors = page.medreact.consoleErrors.filter((e) => !/status of 40[13]/.test(e));
-  check(errors.length === 0, `no console error (${errors.join(' | ') || 'none'})`);
-  check(page.medreact.offOrigin.length === 0, `no request left the origin (${page.medreact.offOrigin.join(', ') || 'none'})`);
+  checkClean(check, page, { allowErrors: /status of 40[13]/ });
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
-  if (mock) await mock.stop();
+  await closeAll(browser, serve, mock);
 }
 finish();

@@ -7,7 +7,9 @@
 // planner as what decided it.
 import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiClient, checker, env, launchBrowser, newPage, startServe, until, waitLive } from './lib/harness.mjs';
+import {
+  apiClient, checkClean, checker, closeAll, env, launchBrowser, newPage, startServe, until, waitLive,
+} from './lib/harness.mjs';
 
 const { check, fail, finish } = checker('page_worklist_rules');
 const token = 'page-worklist-token-0123456789abcdef';
@@ -73,12 +75,10 @@ try {
     'the case view shows the rules planner\'s decision: P2 escalated to P1');
   check(await page.locator('.wl-case .facts .fact-head a').count() > 0, 'the rules planner\'s tool calls give facts linked to the trace');
 
-  check(page.medreact.consoleErrors.length === 0, `no console error (${page.medreact.consoleErrors.join(' | ') || 'none'})`);
-  check(page.medreact.offOrigin.length === 0, `no request left the origin (${page.medreact.offOrigin.join(', ') || 'none'})`);
+  checkClean(check, page);
 } catch (err) {
   fail(err);
 } finally {
-  if (browser) await browser.close().catch(() => {});
-  if (serve) await serve.stop();
+  await closeAll(browser, serve);
 }
 finish();

@@ -191,6 +191,29 @@ export async function newPage(context, origin) {
   return page;
 }
 
+// The checks a browser test ends with, on a page from newPage: no console
+// error (but those matching `allowErrors`, a RegExp for loads the test
+// refused on purpose) and no request off the origin.
+export function checkClean(check, page, { label = '', allowErrors = null } = {}) {
+  const prefix = label ? label + ': ' : '';
+  const errors = page.medreact.consoleErrors.filter((e) => !(allowErrors && allowErrors.test(e)));
+  check(errors.length === 0, `${prefix}no console error (${errors.join(' | ') || 'none'})`);
+  check(page.medreact.offOrigin.length === 0,
+    `${prefix}no request left the origin (${page.medreact.offOrigin.join(', ') || 'none'})`);
+}
+
+// Ends what a test started, in the order given (a browser: closed; a server
+// or the mock: stopped); what is missing or already gone is skipped.
+export async function closeAll(...things) {
+  for (const t of things) {
+    if (!t) continue;
+    try {
+      if (typeof t.stop === 'function') await t.stop();
+      else if (typeof t.close === 'function') await t.close();
+    } catch (_) { /* gone already */ }
+  }
+}
+
 // Waits for the page's event stream to be open (the header's "Live").
 export async function waitLive(page, timeoutMs = 15_000) {
   return page.waitForFunction(() => document.getElementById('live')?.dataset.state === 'open', null,
