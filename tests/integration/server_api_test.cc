@@ -23,13 +23,7 @@ using testing::SseEvent;
 
 const std::string kToken = "s3cret-token-0123456789";
 
-RunState StateAt(const std::string& run_id, int step) {
-  RunState s;
-  s.messages = {Message::System("sys"), Message::User("hello")};
-  s.trace.run_id = run_id;
-  s.step = step;
-  return s;
-}
+using testing::StateAt;
 
 RunEvent Ev(int step) { return ToRunEvent({.type = EventType::kStepFinished, .step = step, .elapsed_ms = 2}); }
 

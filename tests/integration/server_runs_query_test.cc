@@ -21,13 +21,7 @@ using ::testing::HasSubstr;
 using testing::ServeFixture;
 using testing::SseEvent;
 
-RunState StateAt(const std::string& run_id, int step) {
-  RunState s;
-  s.messages = {Message::System("sys"), Message::User("hello")};
-  s.trace.run_id = run_id;
-  s.step = step;
-  return s;
-}
+using testing::StateAt;
 
 // A run stored with `n` step_finished events, ended with `status` ("" = still running).
 void StoredRun(RunStore& store, const std::string& id, const std::string& app, int n, const std::string& status) {

@@ -33,6 +33,16 @@ struct SseEvent {
 // Splits an SSE byte stream into its messages (comments and retry lines left out).
 std::vector<SseEvent> ParseSse(const std::string& text);
 
+// A run's state at `step` (a system and a user message), for runs a test
+// writes into the fixture's store itself.
+inline RunState StateAt(const std::string& run_id, int step) {
+  RunState s;
+  s.messages = {Message::System("sys"), Message::User("hello")};
+  s.trace.run_id = run_id;
+  s.step = step;
+  return s;
+}
+
 class ServeFixture {
  public:
   explicit ServeFixture(server::ServeOptions options = {}, std::shared_ptr<RunStore> store = nullptr);
