@@ -141,8 +141,9 @@ std::vector<TakenDecision> TakenDecisions(const RunStore& store, const std::stri
   if (Result<std::optional<RunState>> state = store.LatestState(run_id); state.ok() && state->has_value()) {
     const RunState& st = **state;
     for (const auto& [call, d] : st.approvals) {
+      const std::string& id = call;  // clang 14 cannot capture a structured binding
       auto named = std::find_if(st.turn.tool_calls.begin(), st.turn.tool_calls.end(),
-                                [&](const ToolCall& c) { return c.id == call; });
+                                [&id](const ToolCall& c) { return c.id == id; });
       stored.push_back({.call_id = call,
                         .tool = named == st.turn.tool_calls.end() ? "" : named->name,
                         .decision = DecisionWord(d),
