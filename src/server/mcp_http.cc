@@ -93,6 +93,10 @@ struct McpHttpHandler::Impl {
   void Post(const std::shared_ptr<Exchange>& ex) {
     const HttpRequest& r = ex->request();
     Result<Json> parsed = ParseJson(r.body);
+    if (!parsed.ok()) {
+      return ex->Respond(JsonRpcError(400, -32700, "parse error: the body is not JSON (" +
+                                                       parsed.status().message() + ")"));
+    }
     const bool is_initialize = parsed.ok() && parsed->is_object() && parsed->contains("method") &&
                                (*parsed)["method"] == "initialize" && parsed->contains("id");
     std::string session_id = r.Header("mcp-session-id");
