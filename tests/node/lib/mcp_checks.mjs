@@ -47,7 +47,7 @@ export async function startHangingPubMed() {
     res.on('close', () => closedResolve());
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, requested, closed, close: () => server.closeAllConnections() || server.close() };
+  return { url: `http://127.0.0.1:${server.address().port}`, requested, closed, close: () => { server.closeAllConnections(); server.close(); } };
 }
 
 export const packs = 'calc,literature';
@@ -61,8 +61,12 @@ function expectedNames(medreact) {
   return names;
 }
 
+// `promise`, or a rejection naming `what` after `ms` (the timer is cleared, so
+// it keeps no script alive).
 function withTimeout(promise, ms, what) {
-  return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export async function runChecks(client, { medreact, pubmed }) {
