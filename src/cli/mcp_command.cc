@@ -49,7 +49,27 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
+// Reads one line of `in` into `line`, keeping at most `cap` bytes (the rest
+// of a longer line is read and dropped, `too_long` set). False at the end of
+// input with nothing read.
+bool ReadLine(std::istream& in, size_t cap, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  for (;;) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) return !line.empty() || too_long;
+    if (c == '\n') return true;
+    if (line.size() < cap) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      too_long = true;
+    }
+  }
+}
+
 int RunStdio(const std::shared_ptr<const ToolRegistry>& tools, mcp::McpServerOptions options) {
+  const size_t cap = options.max_message_bytes;
   mcp::McpServer server(tools, std::move(options));
   auto out_mu = std::make_shared<std::mutex>();
   const mcp::McpServer::Send send = [out_mu](const std::string& json, mcp::McpServer::Kind kind) {
@@ -59,7 +79,14 @@ int RunStdio(const std::shared_ptr<const ToolRegistry>& tools, mcp::McpServerOpt
   };
   std::cerr << "medreact mcp: serving " << tools->size() << " tools on stdio\n";
   std::string line;
-  while (std::getline(std::cin, line)) {
+  bool too_long = false;
+  while (ReadLine(std::cin, cap, line, too_long)) {
+    if (too_long) {  // never held whole: refused like any message over the limit
+      send(mcp::ErrorResponse(nullptr, -32600, "invalid request: a message is longer than this server takes (" +
+                                                   std::to_string(cap) + " bytes)"),
+           mcp::McpServer::Kind::kResponse);
+      continue;
+    }
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     server.Handle(line, send);
