@@ -44,7 +44,29 @@ struct McpHttpHandler::Impl {
   McpHttpOptions options;
   RateLimiter limiter;
   mutable std::mutex mu;
-  std::map<std::string, std::shared_ptr<mcp::McpServer>> sessions;
+  struct Session {
+    std::shared_ptr<mcp::McpServer> server;
+    uint64_t used = 0;  // the tick of its last request
+  };
+  std::map<std::string, Session> sessions;
+  uint64_t tick = 0;  // counts requests to sessions: an order, not a time
+
+  // Makes room for a session when every slot is taken: the one used least
+  // recently that runs no call ends (its client gets 404 and starts again).
+  // False when every session is running a call. REQUIRES: mu held.
+  bool MakeRoom() {
+    if (sessions.size() < options.max_sessions) return true;
+    auto oldest = sessions.end();
+    for (auto it = sessions.begin(); it != sessions.end(); ++it) {
+      if (it->second.server->running() == 0 && (oldest == sessions.end() || it->second.used < oldest->second.used)) {
+        oldest = it;
+      }
+    }
+    if (oldest == sessions.end()) return false;
+    sessions.erase(oldest);
+    Log().info("mcp: the least recently used session ended to make room");
+    return true;
+  }
 
   Impl(std::shared_ptr<const ToolRegistry> t, mcp::McpServerOptions s, McpHttpOptions o)
       : tools(std::move(t)), server_options(std::move(s)), options(std::move(o)), limiter(options.rate) {}
@@ -104,19 +126,20 @@ struct McpHttpHandler::Impl {
     {
       std::lock_guard<std::mutex> lock(mu);
       if (is_initialize) {
-        if (sessions.size() >= options.max_sessions) {
-          return ex->Respond(JsonRpcError(503, -32600, "the server has its most sessions open; end one (DELETE) "
-                                                       "or retry later"));
+        if (!MakeRoom()) {
+          return ex->Respond(JsonRpcError(503, -32600, "every session of the server is running a call; retry "
+                                                       "when one has finished"));
         }
         session_id = NewSessionId();
         server = std::make_shared<mcp::McpServer>(tools, server_options);
-        sessions.emplace(session_id, server);
+        sessions.emplace(session_id, Session{server, ++tick});
         Log().info("mcp: session opened ({} open)", sessions.size());
       } else if (session_id.empty()) {
         return ex->Respond(JsonRpcError(400, -32600, "this request needs the Mcp-Session-Id header of its session "
                                                      "(initialize first)"));
       } else if (auto it = sessions.find(session_id); it != sessions.end()) {
-        server = it->second;
+        server = it->second.server;
+        it->second.used = ++tick;
       } else {
         return ex->Respond(JsonRpcError(404, -32600, "no such session (it ended); initialize again"));
       }
@@ -157,7 +180,7 @@ struct McpHttpHandler::Impl {
       std::lock_guard<std::mutex> lock(mu);
       auto it = sessions.find(ex->request().Header("mcp-session-id"));
       if (it == sessions.end()) return ex->Respond(JsonRpcError(404, -32600, "no such session"));
-      server = it->second;
+      server = it->second.server;
       sessions.erase(it);
     }
     server->CancelAll();
@@ -185,7 +208,7 @@ void McpHttpHandler::Handle(const std::shared_ptr<Exchange>& ex) {
 
 void McpHttpHandler::CancelAll() {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  for (auto& [id, server] : impl_->sessions) server->CancelAll();
+  for (auto& [id, session] : impl_->sessions) session.server->CancelAll();
 }
 
 size_t McpHttpHandler::sessions() const {

@@ -41,7 +41,9 @@ struct McpHttpOptions {
   std::string token;                 // the bearer token; "" = none (loopback only). Default: none
   std::vector<std::string> origins;  // browser origins allowed besides the server's own. Default: none
   RateLimitOptions rate;             // per client address. Default: 20/s, bursts of 40
-  size_t max_sessions = 64;          // open sessions; a new one past it gets 503. Default: 64
+  // Open sessions; past it a new one ends the least recently used session
+  // that runs no call (503 when all run one). Default: 64
+  size_t max_sessions = 64;
 };
 
 class McpHttpHandler {
