@@ -184,9 +184,9 @@ void AddMcpCommand(CLI::App& app, int* exit_code) {
                   "tool:NAME; such a call is refused with an error result, as MCP cannot wait for a person");
   cmd->add_option("--approval-file", flags->approval.file,
                   "approval rules from a JSON file: {\"require_approval\": [RULE, ...]}");
-  cmd->add_flag("--stdio", [flags](int64_t) { flags->http = false; },
-                "JSON-RPC lines on stdin/stdout (the default)");
-  cmd->add_flag("--http", flags->http, "streamable HTTP at /mcp instead of stdio");
+  CLI::Option* stdio = cmd->add_flag("--stdio", [flags](int64_t) { flags->http = false; },
+                                     "JSON-RPC lines on stdin/stdout (the default)");
+  cmd->add_flag("--http", flags->http, "streamable HTTP at /mcp instead of stdio")->excludes(stdio);
   cmd->add_option("--host", flags->host, "with --http: address to listen on; anything but loopback needs --token-file")
       ->capture_default_str();
   cmd->add_option("--port", flags->port, "with --http: port (0: any free one)")

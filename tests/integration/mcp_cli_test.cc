@@ -97,6 +97,7 @@ TEST(McpCliTest, RefusesBadFlagsAtStartWithOneLine) {
       {{"--packs", "fhir"}, "--fhir"},
       {{"--http", "--host", "0.0.0.0"}, "--token-file"},
       {{"--require-approval", "tool:nope"}, "names no tool"},
+      {{"--stdio", "--http"}, "excludes"},
       {{"--http", "--token-file", "/nonexistent/token"}, "token"},
   };
   for (const Case& c : cases) {
