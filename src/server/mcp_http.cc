@@ -165,7 +165,8 @@ struct McpHttpHandler::Impl {
           return ex->Respond(HttpResponse{.status = 204, .content_type = "", .headers = session_header});
         }
         // An error with no id (not JSON, not a request) is the client's fault: 400.
-        const bool bad = json.find("\"id\":null") != std::string::npos && json.find("\"error\"") != std::string::npos;
+        Result<Json> m = ParseJson(json);
+        const bool bad = m.ok() && m->contains("error") && m->contains("id") && (*m)["id"].is_null();
         ex->Respond(HttpResponse{.status = bad ? 400 : 200, .body = json, .headers = session_header});
       };
     }
