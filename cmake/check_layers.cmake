@@ -4,6 +4,7 @@
 # may include, with #include "...", only headers of its own layer and of the
 # layers below it:
 #   core ← llm ← engine ← tools ← apps ← service ← cli
+#                         tools ← mcp ← server, cli   (the MCP server's protocol core)
 #                engine ← store ← apps         service ← server ← cli
 # (store, the durable run store, is over engine and under apps and cli; tools
 # never need it) and beside the stack: eval (over tools) and mockllm (over
@@ -30,12 +31,13 @@ set(MAY_store core llm engine store)
 set(MAY_tools core llm engine tools)
 set(MAY_apps core llm engine store tools apps)
 set(MAY_service core llm engine store tools apps service)
+set(MAY_mcp core llm engine tools mcp)
 set(MAY_eval core llm engine tools eval)
 set(MAY_mockllm core mockllm)
-set(MAY_server core llm engine store tools apps service server)
-set(MAY_cli core llm engine store tools apps service eval server cli)
+set(MAY_server core llm engine store tools mcp apps service server)
+set(MAY_cli core llm engine store tools mcp apps service eval server cli)
 
-set(KNOWN_LAYERS core llm engine store tools apps service eval mockllm server cli)
+set(KNOWN_LAYERS core llm engine store tools mcp apps service eval mockllm server cli)
 
 # The layer of an #include "..." target, or "" when it is not one of ours.
 function(layer_of_include path out)

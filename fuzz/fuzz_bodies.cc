@@ -781,6 +781,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"imaging_reply", FuzzImagingReply},
       {"run_state", FuzzRunState},
       {"multipart", FuzzMultipart},
+      {"mcp_message", FuzzMcpMessage},
   };
   return kTargets;
 }

@@ -40,6 +40,7 @@ int FuzzResearchReport(const uint8_t* data, size_t size);  // a report's citatio
 int FuzzImagingReply(const uint8_t* data, size_t size);    // imaging::Read{Classification,Segmentation,Grounding}Reply
 int FuzzRunState(const uint8_t* data, size_t size);        // RunStore::LatestState over a damaged checkpoint row
 int FuzzMultipart(const uint8_t* data, size_t size);       // server::ParseMultipart + SafeUploadName
+int FuzzMcpMessage(const uint8_t* data, size_t size);      // mcp::McpServer::Handle over the calc pack (fuzz_mcp.cc)
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

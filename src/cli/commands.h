@@ -29,6 +29,7 @@ void AddDicomCommand(CLI::App& app, int* exit_code);
 void AddRunsCommand(CLI::App& app, int* exit_code);
 void AddCxrCommand(CLI::App& app, int* exit_code);
 void AddServeCommand(CLI::App& app, int* exit_code);
+void AddMcpCommand(CLI::App& app, int* exit_code);
 
 }  // namespace medreact::cli
 

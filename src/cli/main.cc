@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       {"extract", medreact::cli::AddExtractCommand},   {"eval", medreact::cli::AddEvalCommand},
       {"research", medreact::cli::AddResearchCommand}, {"dicom", medreact::cli::AddDicomCommand},
       {"runs", medreact::cli::AddRunsCommand},         {"cxr", medreact::cli::AddCxrCommand},
-      {"serve", medreact::cli::AddServeCommand},
+      {"serve", medreact::cli::AddServeCommand},       {"mcp", medreact::cli::AddMcpCommand},
   };
   const std::string_view named = argc > 1 ? argv[1] : "";
   const auto only = std::find_if(std::begin(kCommands), std::end(kCommands),

@@ -117,6 +117,9 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--network-tools", o.network_tools,
                 "let runs use tools that reach the internet (literature services); off by default");
+  cmd->add_option("--mcp-packs", o.mcp_packs,
+                  "tool packs also served to MCP clients at /mcp (comma-separated; no fhir or rag)")
+      ->delimiter(',');
   cmd->add_flag("--no-take-over", flags->no_take_over, "do not resume, at start, the runs whose owner died");
   cmd->add_flag("--no-access-log", flags->no_access_log, "no line per request on stderr");
   cmd->add_option("--vision-url", o.vision_url, "OpenAI-compatible vision model server for cxr runs")

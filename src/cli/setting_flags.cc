@@ -11,6 +11,8 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"planner", "--planner"},
       // medreact serve (serve_command.cc).
       {"token_file", "--token-file"},
+      {"network_tools", "--network-tools"},
+      {"mcp_packs", "--mcp-packs"},
       {"input_root", "--input-root"},
       {"max_concurrent_runs", "--max-runs"},
       {"max_body_bytes", "--max-body-mb"},

@@ -8,11 +8,48 @@
 #include "server/auth.h"
 #include "server/event_hub.h"
 #include "server/http_engine.h"
+#include "server/mcp_http.h"
 #include "server/rate_limit.h"
 #include "service/run_images.h"
 #include "service/run_service.h"
+#include "tools/calc/calc_pack.h"
+#include "tools/packs.h"
 
 namespace medreact::server {
+
+namespace {
+
+// The /mcp endpoint over options.mcp_packs: packs without files only, the
+// network's only when the server allows it.
+Result<std::shared_ptr<McpHttpHandler>> MakeMcpEndpoint(const ServeOptions& o) {
+  auto tools = std::make_shared<ToolRegistry>();
+  std::map<std::string, std::string> tool_packs;
+  for (const std::string& pack : o.mcp_packs) {
+    if (pack == "fhir" || pack == "rag") {
+      return Status::InvalidArgument("the " + pack + " pack reads a file and cannot be served at /mcp by the server "
+                                     "(mcp_packs); serve it with medreact mcp instead");
+    }
+    for (const PackInfo& info : KnownPacks()) {
+      if (info.name == pack && info.network && !o.network_tools) {
+        return Status::InvalidArgument("the " + pack + " pack reaches the network: allow network tools "
+                                       "(network_tools) to serve it at /mcp (mcp_packs)");
+      }
+    }
+  }
+  if (Status s = RegisterPacks(*tools, o.mcp_packs, {}, &tool_packs); !s.ok()) return s.WithContext("mcp_packs");
+  mcp::McpServerOptions server{.version = MEDREACT_VERSION};
+  for (const auto& [tool, pack] : tool_packs) {
+    if (pack == "calc") server.output_schemas[tool] = CalculatorOutputSchema();
+  }
+  return std::make_shared<McpHttpHandler>(
+      tools, std::move(server),
+      McpHttpOptions{.host = o.host,
+                     .token = o.token,
+                     .origins = o.cors_origins,
+                     .rate = {.per_second = o.rate_per_second, .burst = o.rate_burst}});
+}
+
+}  // namespace
 
 struct Server::Impl {
   ServeOptions options;
@@ -20,6 +57,7 @@ struct Server::Impl {
   std::shared_ptr<service::RunService> service;
   std::unique_ptr<EventHub> hub;
   std::unique_ptr<Api> api;
+  std::shared_ptr<McpHttpHandler> mcp;  // /mcp, when options.mcp_packs names packs
   std::unique_ptr<HttpEngine> engine;
   std::vector<std::string> taken_over;
   bool started = false;
@@ -67,12 +105,20 @@ Status Server::Start() {
   m.service = std::make_shared<service::RunService>(m.store);
   m.hub = std::make_unique<EventHub>(m.store, EventHubOptions{.heartbeat_s = m.options.heartbeat_s});
   m.api = std::make_unique<Api>(m.options, m.service, *m.hub);
+  if (!m.options.mcp_packs.empty()) {
+    Result<std::shared_ptr<McpHttpHandler>> mcp = MakeMcpEndpoint(m.options);
+    if (!mcp.ok()) return mcp.status();
+    m.mcp = std::move(*mcp);
+  }
   m.engine = std::make_unique<HttpEngine>(
       HttpEngineOptions{.host = m.options.host,
                         .port = m.options.port,
                         .io_threads = m.options.io_threads,
                         .max_body_bytes = m.options.max_body_bytes},
-      [api = m.api.get()](std::shared_ptr<Exchange> ex) { api->Handle(std::move(ex)); });
+      [api = m.api.get(), mcp = m.mcp](std::shared_ptr<Exchange> ex) {
+        if (mcp && ex->request().path == "/mcp") return mcp->Handle(ex);
+        api->Handle(std::move(ex));
+      });
   HttpEngine* engine = m.engine.get();
   m.api->SetEngineStats([engine] { return engine->stats(); });
   if (Status s = m.hub->Start(); !s.ok()) return s;
@@ -93,6 +139,7 @@ void Server::Stop(double grace_s) {
   Impl& m = *impl_;
   if (!m.started) return;
   m.started = false;
+  if (m.mcp) m.mcp->CancelAll();
   m.engine->Stop();
   m.api->StopRuns(grace_s);
   m.hub->Stop();

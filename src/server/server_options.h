@@ -42,6 +42,11 @@ struct ServeOptions {
   std::string vision_url, vision_model, vision_api_key;
   std::string classifier_url, segmentation_url, grounding_url;
   bool access_log = true;  // one line per request on stderr (no bodies, no query strings)
+  // Tool packs also served to MCP clients at /mcp (streamable HTTP,
+  // server/mcp_http.h), behind the same token, Origin and rate rules; packs
+  // that read a file (fhir, rag) are refused, literature needs network_tools.
+  // Default: none (no /mcp)
+  std::vector<std::string> mcp_packs;
 };
 
 }  // namespace medreact::server

@@ -21,4 +21,22 @@ Status RegisterCalcPack(ToolRegistry& registry) {
   return Status::OK();
 }
 
+Json CalculatorOutputSchema() {
+  const Json text = {{"type", "string"}};
+  return Json{{"type", "object"},
+              {"properties",
+               {{"calculator", text},
+                {"title", text},
+                {"value", {{"type", Json::array({"number", "string"})},
+                           {"description", "the result: a number, or text for dates and (weeks, days)"}}},
+                {"unit", {{"type", "string"}, {"description", "empty for scores"}}},
+                {"terms", {{"type", "object"}, {"description", "intermediate terms or points per criterion"}}},
+                {"explanation", text},
+                {"interpretation", text},
+                {"inputs", {{"type", "object"}, {"description", "the inputs as used, in the calculator's units"}}},
+                {"citation", text}}},
+              {"required", Json::array({"calculator", "title", "value", "unit", "terms", "explanation", "inputs",
+                                        "citation"})}};
+}
+
 }  // namespace medreact

@@ -17,6 +17,12 @@ ToolSpec CalculatorToolSpec(const calc::Calculator& calculator);
 
 Status RegisterCalcPack(ToolRegistry& registry);
 
+// The JSON Schema of every calculator's result (RunCalculator's object:
+// calculator, title, value (a number, or text for dates), unit, terms,
+// explanation, optional interpretation, inputs, citation): what an MCP
+// client is told as the tools' outputSchema.
+Json CalculatorOutputSchema();
+
 }  // namespace medreact
 
 #endif  // MEDREACT_TOOLS_CALC_CALC_PACK_H_
