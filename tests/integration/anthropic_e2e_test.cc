@@ -11,6 +11,7 @@
 #include "medreact/agent.h"
 #include "medreact/model_factory.h"
 #include "mockllm/mock_server.h"
+#include "service/run_service.h"
 #include "testing/build_paths.h"
 #include "testing/subprocess.h"
 #include "tools/util/util_pack.h"
@@ -198,6 +199,23 @@ TEST(AnthropicEndToEnd, FactoryBuildsTheProviderAndNamesBadOnes) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_EQ((*model)->protocol(), "anthropic");
   EXPECT_EQ((*model)->capabilities().context_tokens, 200'000);
+}
+
+TEST(AnthropicEndToEnd, RunSettingsKeepTheProviderForResumeAndTheServer) {
+  const service::ModelSettings settings{.provider = "anthropic", .name = "claude-test", .api_key = kKey};
+  const Json stored = service::StoredModel(settings);
+  EXPECT_EQ(stored["provider"], "anthropic");
+  EXPECT_EQ(DumpJson(stored).find(kKey), std::string::npos);
+  const service::ModelSettings back = service::ModelFromStored(stored, kKey);
+  EXPECT_EQ(back.provider, "anthropic");
+  EXPECT_EQ(service::ModelFromStored(Json{{"url", "http://127.0.0.1:1/v1"}}, "").provider, "openai");
+  service::RunService runs(nullptr);
+  Result<std::shared_ptr<ChatModel>> model = runs.BuildModel(back);  // no URL: Anthropic's default
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ((*model)->protocol(), "anthropic");
+  Result<std::shared_ptr<ChatModel>> bad = runs.BuildModel({.provider = "gemini", .url = "http://127.0.0.1:1"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("known: openai, anthropic"), std::string::npos);
 }
 
 TEST(AnthropicEndToEnd, ChatCommandWithProviderAnthropic) {
