@@ -129,7 +129,10 @@ Json BuildAnthropicMessagesBody(const ModelRequest& request, const AnthropicBody
           if (part.kind == ContentPart::Kind::kImage) blocks.push_back(ImageBlock(part.image_url));
           if (part.kind == ContentPart::Kind::kText && !part.text.empty()) blocks.push_back(TextBlock(part.text));
         }
-        if (!m.content.empty() || blocks.empty()) blocks.push_back(TextBlock(m.content.empty() ? "(empty)" : m.content));
+        // The API refuses empty text blocks: an empty turn says so in words.
+        if (!m.content.empty() || blocks.empty()) {
+          blocks.push_back(TextBlock(m.content.empty() ? "(empty)" : m.content));
+        }
         AppendMessage(messages, "user", std::move(blocks));
         break;
       }
