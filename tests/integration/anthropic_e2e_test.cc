@@ -185,6 +185,31 @@ TEST(AnthropicEndToEnd, RateLimited429RetriedThenGivesUpNamingTheError) {
   EXPECT_EQ(e.result.error.find(kKey), std::string::npos);
 }
 
+TEST(AnthropicEndToEnd, ImagesAndCacheMarkersReachTheServer) {
+  auto parsed = MockLlmServer::ParseScript(
+      Json{{"responses", {Json{{"message", {{"content", "A chest film."}}},
+                               {"usage", {{"input_tokens", 12}, {"output_tokens", 4},
+                                          {"cache_creation_input_tokens", 1500}}}}}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  MockLlmServer server(*parsed);
+  ASSERT_TRUE(server.Start().ok());
+  std::unique_ptr<ChatModel> model = MakeAnthropicModel(
+      {.base_url = "http://127.0.0.1:" + std::to_string(server.port()), .model = "claude-test", .api_key = kKey});
+  ModelRequest request;
+  request.messages = {Message::System(std::string(6000, 'g')), Message::User("What does it show?")};
+  request.messages[1].images.push_back({.kind = ContentPart::Kind::kImage, .image_url = "data:image/jpeg;base64,/9j/4A"});
+  Result<ModelResponse> reply = model->Complete(request, {});
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_EQ(reply->message.content, "A chest film.");
+  EXPECT_EQ(reply->finish_reason, "stop");
+  EXPECT_EQ(reply->usage.prompt_tokens, 1512);  // cached tokens counted as prompt tokens
+  const Json body = server.requests().at(0).at("body");
+  server.Stop();
+  EXPECT_EQ(body["system"][0]["cache_control"], Json({{"type", "ephemeral"}}));
+  EXPECT_EQ(body["messages"][0]["content"][0],
+            Json({{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/jpeg"}, {"data", "/9j/4A"}}}}));
+}
+
 TEST(AnthropicEndToEnd, FactoryBuildsTheProviderAndNamesBadOnes) {
   EXPECT_EQ(*ProviderFor("anthropic", "native"), "anthropic");
   EXPECT_EQ(*ProviderFor("openai", "text"), "text");
