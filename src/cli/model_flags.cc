@@ -8,12 +8,18 @@
 namespace medreact::cli {
 
 void AddModelFlags(CLI::App* command, ModelFlags* flags) {
+  command->add_option("--provider", flags->provider,
+                      "the model API: openai (any OpenAI-compatible server) or anthropic (the Messages API)")
+      ->envname("MEDREACT_LLM_PROVIDER")
+      ->check(CLI::IsMember({"openai", "anthropic"}));
   command->add_option("--llm-url", flags->llm_url,
-                      "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+                      "base URL: OpenAI-compatible, e.g. http://127.0.0.1:8000/v1; anthropic: default "
+                      "https://api.anthropic.com")
       ->envname("MEDREACT_LLM_URL");
   command->add_option("--model", flags->model, "model name sent to the server")
       ->envname("MEDREACT_LLM_MODEL");
-  command->add_option("--api-key", flags->api_key, "bearer token (prefer the environment variable)")
+  command->add_option("--api-key", flags->api_key,
+                      "bearer token; anthropic: the x-api-key (prefer the environment variable)")
       ->envname("MEDREACT_LLM_API_KEY");
   command->add_option("--protocol", flags->protocol,
                       "native: the server's tool calling; text: tools described in the prompt")
@@ -32,7 +38,11 @@ void AddModelFlags(CLI::App* command, ModelFlags* flags) {
 
 Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app,
                                              std::shared_ptr<ContextSizeCache> context_cache) {
-  ModelConfig config{.provider = flags.protocol, .base_url = flags.llm_url, .model = flags.model,
+  Result<std::string> provider = ProviderFor(flags.provider, flags.protocol);
+  if (!provider.ok()) return WithFlagNames(provider.status());
+  ModelConfig config{.provider = *provider,
+                     .base_url = flags.llm_url.empty() ? DefaultModelUrl(flags.provider) : flags.llm_url,
+                     .model = flags.model,
                      .api_key = flags.api_key, .request_timeout = SecondsToMillis(flags.request_timeout_s),
                      .max_retries = flags.max_retries, .context_tokens = flags.context_size,
                      .context_cache = std::move(context_cache)};
@@ -42,7 +52,8 @@ Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppM
 }
 
 service::ModelSettings ModelSettingsOf(const ModelFlags& flags) {
-  return {.url = flags.llm_url,
+  return {.provider = flags.provider,
+          .url = flags.llm_url.empty() ? DefaultModelUrl(flags.provider) : flags.llm_url,
           .name = flags.model,
           .api_key = flags.api_key,
           .protocol = flags.protocol,

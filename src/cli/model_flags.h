@@ -18,7 +18,8 @@
 namespace medreact::cli {
 
 struct ModelFlags {
-  std::string llm_url;      // --llm-url / MEDREACT_LLM_URL
+  std::string provider = "openai";  // --provider / MEDREACT_LLM_PROVIDER: openai | anthropic
+  std::string llm_url;      // --llm-url / MEDREACT_LLM_URL (anthropic: https://api.anthropic.com when unset)
   std::string model;        // --model / MEDREACT_LLM_MODEL
   std::string api_key;      // --api-key / MEDREACT_LLM_API_KEY
   std::string protocol = "native";  // --protocol / MEDREACT_LLM_PROTOCOL
@@ -30,9 +31,12 @@ struct ModelFlags {
 void AddModelFlags(CLI::App* command, ModelFlags* flags);
 
 // True when a model server is configured (flag or environment).
-inline bool HasModel(const ModelFlags& flags) { return !flags.llm_url.empty(); }
+// The anthropic provider always has one (its default URL).
+inline bool HasModel(const ModelFlags& flags) {
+  return !flags.llm_url.empty() || !DefaultModelUrl(flags.provider).empty();
+}
 
-// The --protocol provider (native or text) built by BuildModel.
+// The --provider/--protocol model (openai native or text, anthropic) built by BuildModel.
 // REQUIRES: HasModel(flags). InvalidArgument on a bad protocol or URL.
 // `context_cache` (the run store's): where the server's context size is kept.
 Result<std::shared_ptr<ChatModel>> MakeModel(const ModelFlags& flags, const AppModelParts& app = {},

@@ -6,6 +6,7 @@ const std::vector<SettingFlag>& SettingFlags() {
   static const std::vector<SettingFlag> kTable = {
       // Model (model_flags.cc).
       {"llm_url", "--llm-url or MEDREACT_LLM_URL"},
+      {"provider", "--provider or MEDREACT_LLM_PROVIDER"},
       {"protocol", "--protocol"},
       {"context_size", "--context-size"},
       {"planner", "--planner"},

@@ -73,6 +73,7 @@ ModelFlags ModelFlagsFromStored(const Json& model, const std::string& api_key) {
   flags.llm_url = m.url;
   flags.model = m.name;
   flags.api_key = m.api_key;
+  flags.provider = m.provider;
   flags.protocol = m.protocol;
   flags.request_timeout_s = m.request_timeout_s;
   flags.max_retries = m.max_retries;

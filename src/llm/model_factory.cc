@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/text_util.h"
+#include "llm/anthropic_client.h"
 #include "medreact/openai.h"
 #include "medreact/text_protocol.h"
 
@@ -20,7 +21,7 @@ const std::vector<ModelProvider>& ModelProviders() {
       {"native", "OpenAI-compatible Chat Completions with the server's own tool calling", true, true},
       {"text", "the same server through the text protocol (tools described in the prompt)", true, true},
       {"rules", "the app's deterministic, cited planner; no server", false, true},
-      {"anthropic", "Anthropic Messages API (not built yet)", true, false},
+      {"anthropic", "Anthropic Messages API with its own tool calling", true, true},
   };
   return kProviders;
 }
@@ -45,6 +46,28 @@ Result<std::string> ResolveProvider(std::string_view planner, std::string_view p
   return std::string(protocol);
 }
 
+Result<std::string> ProviderFor(std::string_view api, std::string_view protocol) {
+  if (api != "openai" && api != "anthropic") {
+    return Status::InvalidArgument("unknown model provider (provider) '" + std::string(api) +
+                                   "' (known: openai, anthropic)");
+  }
+  if (protocol != "native" && protocol != "text") {
+    return Status::InvalidArgument("the tool-calling protocol (protocol) must be native or text, got '" +
+                                   std::string(protocol) + "'");
+  }
+  if (api == "openai") return std::string(protocol);
+  if (protocol == "text") {
+    return Status::InvalidArgument(
+        "the text protocol (protocol) is for OpenAI-compatible servers; the anthropic provider uses its own tool "
+        "calling (protocol native)");
+  }
+  return std::string("anthropic");
+}
+
+std::string DefaultModelUrl(std::string_view api) {
+  return api == "anthropic" ? "https://api.anthropic.com" : "";
+}
+
 Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const AppModelParts& app) {
   const auto& table = ModelProviders();
   auto row = std::find_if(table.begin(), table.end(), [&](const ModelProvider& p) { return p.name == config.provider; });
@@ -56,7 +79,7 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
     return Status::InvalidArgument("unknown model provider '" + config.provider + "' (known: " + Join(names, ", ") + ")");
   }
   if (!row->built) {
-    return Status::InvalidArgument("the '" + row->name + "' provider is not built yet; use native or text");
+    return Status::InvalidArgument("the '" + row->name + "' provider is not built yet");
   }
   if (row->name == "rules") {
     if (!app.rules_planner) return Status::InvalidArgument("this command has no rules planner");
@@ -65,6 +88,17 @@ Result<std::shared_ptr<ChatModel>> BuildModel(const ModelConfig& config, const A
   if (!StartsWith(config.base_url, "http://") && !StartsWith(config.base_url, "https://")) {
     return Status::InvalidArgument("the model URL (llm_url) must start with http:// or https://, got '" +
                                    RedactUrl(config.base_url) + "'");
+  }
+  if (row->name == "anthropic") {
+    AnthropicOptions options;
+    options.base_url = config.base_url;
+    options.model = config.model;
+    options.api_key = config.api_key;
+    options.request_timeout = config.request_timeout;
+    options.max_retries = config.max_retries;
+    options.transport = config.transport;
+    if (config.context_tokens > 0) options.context_tokens = config.context_tokens;
+    return std::shared_ptr<ChatModel>(MakeAnthropicModel(std::move(options)));
   }
   OpenAIOptions options;
   options.base_url = config.base_url;

@@ -349,7 +349,7 @@ Status ParseRouteEntry(const Json& entry, const std::string& path, MockEntry* ou
 
 // The server's own paths, which a route may not take.
 bool IsReservedPath(std::string_view path) {
-  for (std::string_view own : {"/v1/chat/completions", "/chat/completions", "/v1/models", "/models", "/props",
+  for (std::string_view own : {"/v1/chat/completions", "/chat/completions", "/v1/messages", "/v1/models", "/models", "/props",
                                "/_mock/requests"}) {
     if (path == own) return true;
   }

@@ -101,7 +101,7 @@ struct MockScript {
   // recorded as a request, so scripts count only chat requests.
   Json props;
   // Scripted paths ("/classify" → its responses). A path starts with "/" and
-  // is none of the server's own (/v1/chat/completions, /chat/completions,
+  // is none of the server's own (/v1/chat/completions, /chat/completions, /v1/messages,
   // /v1/models, /models, /props, /_mock/requests).
   std::map<std::string, MockRoute> routes;
 };

@@ -22,6 +22,7 @@
 
 #include <httplib.h>
 
+#include "mockllm/mock_anthropic.h"
 #include "mockllm/mock_response.h"
 #include "core/text_util.h"
 
@@ -301,9 +302,13 @@ Json MockLlmServer::Record(const httplib::Request& req) {
 }
 
 void MockLlmServer::InstallRoutes() {
-  auto chat = [this](const httplib::Request& req, httplib::Response& res) { HandleChat(req, res); };
+  auto chat = [this](const httplib::Request& req, httplib::Response& res) { HandleChat(req, res, false); };
   server_->Post("/v1/chat/completions", chat);
   server_->Post("/chat/completions", chat);
+  // Anthropic's Messages API, from the same script (mock_anthropic.h).
+  server_->Post("/v1/messages", [this](const httplib::Request& req, httplib::Response& res) {
+    HandleChat(req, res, true);
+  });
 
   auto models = [this](const httplib::Request& req, httplib::Response& res) {
     Record(req);
@@ -343,13 +348,15 @@ void MockLlmServer::InstallRoutes() {
   server_->Options(".*", not_found);
 }
 
-void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& res) {
+void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& res, bool anthropic) {
   Record(req);
   Result<Json> parsed = ParseJson(req.body);
   if (!parsed.ok() || !parsed->is_object()) {
     const std::string why = parsed.ok() ? "must be a JSON object"
                                         : "is not valid JSON (" + parsed.status().message() + ")";
-    SetJson(res, 400, ErrorBodyText("mock: request body " + why, "invalid_request_error"));
+    const std::string message = "mock: request body " + why;
+    SetJson(res, 400, anthropic ? AnthropicErrorBodyText(message, "invalid_request_error")
+                                : ErrorBodyText(message, "invalid_request_error"));
     return;
   }
   const Json& request = *parsed;
@@ -388,13 +395,16 @@ void MockLlmServer::HandleChat(const httplib::Request& req, httplib::Response& r
       return;
     case MockEntry::Kind::kMessage:
       if (!stream) {
-        SetJson(res, 200, CompletionBody(*entry, request, sequence));
+        SetJson(res, 200, anthropic ? AnthropicMessageBody(*entry, request, sequence)
+                                    : CompletionBody(*entry, request, sequence));
         return;
       }
-      ServeStream(*entry, request, sequence, res);
+      ServeStream(*entry, anthropic ? AnthropicStreamFrames(*entry, request, sequence)
+                                    : StreamFrames(*entry, request, sequence), res);
       return;
     case MockEntry::Kind::kChunks:
-      ServeStream(*entry, request, sequence, res);
+      ServeStream(*entry, anthropic ? AnthropicStreamFrames(*entry, request, sequence)
+                                    : StreamFrames(*entry, request, sequence), res);
       return;
   }
 }
@@ -441,8 +451,7 @@ void MockLlmServer::HandleRoute(const std::string& path, const MockRoute& route,
                         "timeout"));
 }
 
-void MockLlmServer::ServeStream(const MockEntry& entry, const Json& request, int64_t sequence,
-                                httplib::Response& res) {
+void MockLlmServer::ServeStream(const MockEntry& entry, std::vector<std::string> frames, httplib::Response& res) {
   struct StreamState {
     std::vector<std::string> frames;
     size_t next = 0;
@@ -450,7 +459,7 @@ void MockLlmServer::ServeStream(const MockEntry& entry, const Json& request, int
     int delay_ms = 0;
   };
   auto state = std::make_shared<StreamState>();
-  state->frames = StreamFrames(entry, request, sequence);
+  state->frames = std::move(frames);
   state->truncate = entry.truncate_after.has_value();
   state->delay_ms = entry.chunk_delay_ms;
 

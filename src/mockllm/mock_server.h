@@ -11,7 +11,10 @@
 // GET /_mock/requests returns the record (and is not itself recorded), a
 // request to one of the script's routes (any method; the imaging endpoints'
 // /classify, /segment, /ground in tests) consumes that route's next entry,
-// and any other path answers 404 with an OpenAI-style error body.
+// and any other path answers 404 with an OpenAI-style error body. POST
+// /v1/messages is Anthropic's Messages API answered from the same script
+// (the same entries, counted and recorded like chat requests, rendered in
+// Anthropic's shapes: mock_anthropic.h).
 //
 // The server only listens on loopback addresses. It runs httplib on its own
 // thread with a worker pool, so one hanging response does not block other
@@ -91,11 +94,11 @@ class MockLlmServer {
 
  private:
   void InstallRoutes();
-  void HandleChat(const httplib::Request& req, httplib::Response& res);
+  // The chat route; `anthropic`: POST /v1/messages, answered in Anthropic's shapes.
+  void HandleChat(const httplib::Request& req, httplib::Response& res, bool anthropic);
   void HandleRoute(const std::string& path, const MockRoute& route, const httplib::Request& req,
                    httplib::Response& res);
-  void ServeStream(const MockEntry& entry, const Json& request, int64_t sequence,
-                   httplib::Response& res);
+  void ServeStream(const MockEntry& entry, std::vector<std::string> frames, httplib::Response& res);
   Json Record(const httplib::Request& req);
   // Sleeps up to ms; false (at once) if the server is stopping.
   bool Pause(int ms);

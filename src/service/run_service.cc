@@ -114,6 +114,7 @@ Status ApplyRules(const std::vector<std::string>& rules, const ChatParts& parts,
 Json StoredModel(const ModelSettings& model) {
   return Json{{"url", UrlForStore(model.url)},
               {"name", model.name},
+              {"provider", model.provider},
               {"protocol", model.protocol},
               {"request_timeout_s", model.request_timeout_s},
               {"max_retries", model.max_retries},
@@ -124,6 +125,7 @@ ModelSettings ModelFromStored(const Json& stored, const std::string& api_key) {
   ModelSettings m;
   m.url = StringOr(stored, "url");
   m.name = StringOr(stored, "name");
+  m.provider = StringOr(stored, "provider", m.provider);  // runs stored before it: openai
   m.protocol = StringOr(stored, "protocol", m.protocol);
   m.api_key = api_key;
   const double timeout = NumberOr(stored, "request_timeout_s", m.request_timeout_s);
@@ -144,8 +146,14 @@ Status RunService::NeedStore() const {
 
 Result<std::shared_ptr<ChatModel>> RunService::BuildModel(const ModelSettings& settings,
                                                           const AppModelParts& app) const {
-  ModelConfig config{.provider = settings.protocol,
-                     .base_url = settings.url,
+  std::string provider = settings.protocol;
+  if (settings.provider != "openai") {
+    Result<std::string> row = ProviderFor(settings.provider, settings.protocol);
+    if (!row.ok()) return row.status();
+    provider = std::move(*row);
+  }
+  ModelConfig config{.provider = provider,
+                     .base_url = settings.url.empty() ? DefaultModelUrl(settings.provider) : settings.url,
                      .model = settings.name,
                      .api_key = settings.api_key,
                      .request_timeout = ToMillis(settings.request_timeout_s),

@@ -52,7 +52,8 @@ namespace medreact::service {
 
 // What builds a model, as a front end gives it (the CLI's --llm-url etc.).
 struct ModelSettings {
-  std::string url;               // OpenAI-compatible base URL; "" = none
+  std::string provider = "openai";  // openai | anthropic (the model API)
+  std::string url;               // the server's base URL; "" = none (anthropic: its default)
   std::string name;              // the model name sent to the server
   std::string api_key;           // never stored
   std::string protocol = "native";  // native | text

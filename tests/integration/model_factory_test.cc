@@ -14,11 +14,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ModelFactoryTest, TheTableListsEveryProviderAndMarksTheReservedSlot) {
+TEST(ModelFactoryTest, TheTableListsEveryProviderAllBuilt) {
   std::vector<std::string> names;
   for (const ModelProvider& p : ModelProviders()) names.push_back(p.name);
   EXPECT_THAT(names, ::testing::ElementsAre("native", "text", "rules", "anthropic"));
-  EXPECT_FALSE(ModelProviders()[3].built);
+  for (const ModelProvider& p : ModelProviders()) EXPECT_TRUE(p.built) << p.name;
+  EXPECT_TRUE(ModelProviders()[3].needs_server);
   EXPECT_FALSE(ModelProviders()[2].needs_server);
 }
 
@@ -70,7 +71,7 @@ TEST(ModelFactoryTest, WhatCannotBeBuiltIsRefusedWithTheReason) {
   EXPECT_THAT(message({.provider = "native", .base_url = "127.0.0.1:8000"}), HasSubstr("must start with http://"));
   EXPECT_THAT(message({.provider = "native", .base_url = "ftp://user:secret@h/v1"}),
               ::testing::Not(HasSubstr("secret")));
-  EXPECT_THAT(message({.provider = "anthropic", .base_url = "https://api.example/v1"}), HasSubstr("not built yet"));
+  EXPECT_THAT(message({.provider = "anthropic", .base_url = "api.anthropic.com"}), HasSubstr("must start with http://"));
   EXPECT_THAT(message({.provider = "gpt"}), HasSubstr("unknown model provider 'gpt'"));
   EXPECT_THAT(message({.provider = "rules"}), HasSubstr("no rules planner"));
 }
