@@ -26,17 +26,19 @@ bool StopWord(const std::string& w) {
       "the", "and", "for", "with", "from", "that", "this", "are", "was", "were", "has", "have", "not", "but",
       "its", "his", "her", "who", "what", "which", "when", "how", "use", "used", "one", "per", "any", "all",
       "you", "your", "can", "may", "into", "than", "then", "there", "their", "also", "each", "given", "get",
-      "give", "returns", "return", "value", "values", "tool", "tools", "call", "about", "please", "patient"};
+      "give", "returns", "return", "value", "values", "tool", "tools", "call", "about", "please", "patient",
+      "man", "woman", "year", "old"};
   return kStop.count(w) > 0;
 }
 
-// Lower-case ASCII words of two or more characters, a plural 's' dropped.
+// Lower-case ASCII words of two or more characters, not numbers, a plural 's' dropped.
 std::vector<std::string> Words(const std::string& text) {
   std::vector<std::string> out;
   std::string cur;
   auto flush = [&] {
     if (cur.size() > 3 && cur.back() == 's' && cur[cur.size() - 2] != 's') cur.pop_back();
-    if (cur.size() >= 2 && !StopWord(cur)) out.push_back(cur);
+    const bool number = std::all_of(cur.begin(), cur.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (cur.size() >= 2 && !number && !StopWord(cur)) out.push_back(cur);
     cur.clear();
   };
   for (char c : text) {
