@@ -46,7 +46,7 @@ echo "command: medreact chat --llm-url http://127.0.0.1:PORT/v1 --model tiny --t
 MEDREACT_LOG_LEVEL=info "$MR" chat --llm-url "http://127.0.0.1:$px/v1" --model tiny --tools calc --max-steps 6 \
   --trace "$OUT/trace.json" -v "$TASK" > "$OUT/stdout.txt" 2> "$OUT/stderr.txt"
 rc=$?
-echo "medreact rc $rc; $("$MR" tools list --tools calc 2>/dev/null | grep -c .) lines in 'tools list --tools calc'"
+echo "medreact rc $rc"
 $PY - "$OUT" "$CTX" <<'EOF'
 import json, os, sys, glob
 out, ctx = sys.argv[1], int(sys.argv[2])
