@@ -130,8 +130,8 @@ class Agent::Loop {
   // lent to it, not copied (copying the whole history on every call was the
   // largest term growing with the square of a run's length): call
   // ReturnHistory(request) as soon as the model has answered.
-  // With tools, they are chosen for the model's window (ToolOffer); a partial
-  // choice leaves its summary in offer_note_ for the step's notes.
+  // With tools, they are chosen for the model's window (ToolOffer); the choice
+  // is left in offer_sel_ for the step's notes and its model_request event.
   ModelRequest BuildRequest(bool with_tools);
   void ReturnHistory(ModelRequest& request);
   // Adds the reply's usage to the run and copies its metadata into the step.
@@ -940,7 +940,6 @@ ModelRequest Agent::Loop::BuildRequest(bool with_tools) {
   request.answer_tool = agent_.answer_spec_;
   if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
   request.temperature = options_.temperature;
-  request.max_tokens = options_.max_tokens;
   request.stream = options_.stream;
   return request;
 }

@@ -144,7 +144,6 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
     return attempt;
   }
 
-
  public:
   // The context window: given, or learned once from llama.cpp's /props.
   int64_t ContextWindow(const ModelCallContext& ctx) override {
