@@ -16,6 +16,8 @@
 #include "engine/loop_detector.h"
 #include "engine/thread_pool.h"
 #include "engine/tool_turn.h"
+#include "engine/tool_selection.h"
+#include "llm/context_fit.h"
 #include "llm/window.h"
 #include "medreact/text_protocol.h"
 
@@ -128,6 +130,8 @@ class Agent::Loop {
   // lent to it, not copied (copying the whole history on every call was the
   // largest term growing with the square of a run's length): call
   // ReturnHistory(request) as soon as the model has answered.
+  // With tools, they are chosen for the model's window (ToolOffer); the choice
+  // is left in offer_sel_ for the step's notes and its model_request event.
   ModelRequest BuildRequest(bool with_tools);
   void ReturnHistory(ModelRequest& request);
   // Adds the reply's usage to the run and copies its metadata into the step.
@@ -158,6 +162,8 @@ class Agent::Loop {
   std::mutex event_mu_;
 
   std::vector<Message> messages_;
+  ToolOffer offer_{agent_.tools_, options_.finish_tools};  // the tools each request offers
+  ToolSelection offer_sel_;                                // the last request's choice
   RunTrace trace_;
   int step_ = 0;
   int tool_calls_made_ = 0;
@@ -384,9 +390,13 @@ Agent::Loop::StepOutcome Agent::Loop::Step() {
 
   // think(): one model call with the tools offered.
   ModelRequest request = BuildRequest(/*with_tools=*/true);
-  Emit({.type = EventType::kModelRequest, .step = step_,
-        .data = Json{{"messages", request.messages.size()}, {"tools", request.tools.size()},
-                     {"fallback", false}}});
+  Json request_data{{"messages", request.messages.size()}, {"tools", request.tools.size()}, {"fallback", false}};
+  if (!offer_sel_.all) {  // the tools did not all fit the window: which were offered, and why
+    rec.notes.push_back(offer_sel_.Summary());
+    request_data["tool_selection"] = Json{{"total", offer_sel_.total}, {"budget", offer_sel_.budget},
+                                          {"tokens", offer_sel_.tokens}};
+  }
+  Emit({.type = EventType::kModelRequest, .step = step_, .data = std::move(request_data)});
   const auto model_start = SteadyClock::now();
   Result<ModelResponse> response = SafeComplete(*agent_.model_, request, CallContext(deadline_, step_));
   ReturnHistory(request);
@@ -499,7 +509,7 @@ Agent::Loop::StepOutcome Agent::Loop::Act(Message assistant, StepRecord rec, Ste
     };
   }
   turn.finished = finished;
-  ToolTurnResult done = RunToolTurn(agent_.tools_, assistant.tool_calls, turn, pool_,
+  ToolTurnResult done = RunToolTurn(offer_.registry(), assistant.tool_calls, turn, pool_,
                                     [this](Event e) { Emit(std::move(e)); });
   tool_calls_made_ += done.calls_run;
   rec.tool_results = std::move(done.records);
@@ -920,11 +930,16 @@ ModelRequest Agent::Loop::BuildRequest(bool with_tools) {
   } else {
     request.messages = WindowMessages(messages_, options_.max_history_messages);
   }
-  if (with_tools) request.tools = agent_.tools_->SharedSpecs();
+  request.max_tokens = options_.max_tokens;
+  offer_sel_ = ToolSelection();
+  if (with_tools) {
+    const int64_t window = ModelContextWindow(*agent_.model_, {.deadline = deadline_, .cancel = agent_.cancel_});
+    offer_sel_ = window > 0 ? offer_.Select(request.messages, window, ReplyReserve(request, window)) : ToolSelection();
+    request.tools = offer_sel_.all ? agent_.tools_->SharedSpecs() : ToolSpecList(offer_sel_.specs);
+  }
   request.answer_tool = agent_.answer_spec_;
   if (!request.tools.empty()) request.tool_choice = options_.tool_choice;
   request.temperature = options_.temperature;
-  request.max_tokens = options_.max_tokens;
   request.stream = options_.stream;
   return request;
 }

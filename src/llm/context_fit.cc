@@ -45,6 +45,26 @@ void DropSchemaDescriptions(Json& schema) {
 
 }  // namespace
 
+int64_t ModelContextWindow(ChatModel& model, const ModelCallContext& ctx) {
+  if (auto* source = dynamic_cast<ContextWindowSource*>(&model)) return source->ContextWindow(ctx);
+  return model.capabilities().context_tokens;
+}
+
+int64_t EstimateToolTokens(const std::vector<ToolSpec>& tools) { return ToolTokens(tools); }
+
+int64_t EstimateMessageTokens(const std::vector<Message>& messages) {
+  int64_t total = 0;
+  for (const Message& m : messages) total += MessageTokens(m);
+  return total;
+}
+
+ToolSpec ShortenedToolSpec(const ToolSpec& tool) {
+  ToolSpec shorter = tool;
+  shorter.description = FirstSentence(shorter.description);
+  if (shorter.parameters.contains("properties")) DropSchemaDescriptions(shorter.parameters["properties"]);
+  return shorter;
+}
+
 int64_t EstimateTokens(const ModelRequest& request) {
   int64_t total = ToolTokens(request.tools);
   for (const Message& m : request.messages) total += MessageTokens(m);
@@ -65,11 +85,8 @@ Result<std::optional<ModelRequest>> FitToContext(const ModelRequest& original, i
 
   // 1. Shorter tool descriptions.
   if (!request.tools.empty()) {
-    std::vector<ToolSpec> shorter = request.tools.specs();
-    for (ToolSpec& tool : shorter) {
-      tool.description = FirstSentence(tool.description);
-      if (tool.parameters.contains("properties")) DropSchemaDescriptions(tool.parameters["properties"]);
-    }
+    std::vector<ToolSpec> shorter;
+    for (const ToolSpec& tool : request.tools) shorter.push_back(ShortenedToolSpec(tool));
     request.tools = std::move(shorter);
     if (changes) changes->push_back("tool descriptions shortened to fit the context window");
     if (EstimateTokens(request) <= budget) return std::optional<ModelRequest>(std::move(request));

@@ -28,9 +28,32 @@ namespace medreact {
 
 int64_t EstimateTokens(const ModelRequest& request);
 
+// The estimate's share of `tools` alone, and of messages alone (the engine's
+// tool selection budgets with the same arithmetic).
+int64_t EstimateToolTokens(const std::vector<ToolSpec>& tools);
+int64_t EstimateMessageTokens(const std::vector<Message>& messages);
+
+// The shortened form of a tool that step 1 below sends: the description's
+// first sentence, no descriptions inside the parameter schema.
+ToolSpec ShortenedToolSpec(const ToolSpec& tool);
+
 // Tokens kept free for the reply: max_tokens when set, else a quarter of the
 // window up to 1,024.
 int64_t ReplyReserve(const ModelRequest& request, int64_t context_tokens);
+
+// A model that can tell its context window before a call: the OpenAI client
+// (given, or asked once from llama.cpp's /props) and the text protocol over
+// it. The engine asks it (dynamic_cast from ChatModel) to choose the tools
+// it offers; 0 when unknown. A mixin rather than a ChatModel method, so that
+// the public interface stays as it is.
+class ContextWindowSource {
+ public:
+  virtual ~ContextWindowSource() = default;
+  virtual int64_t ContextWindow(const ModelCallContext& ctx) = 0;
+};
+
+// The window `model` reports (ContextWindowSource, else its capabilities).
+int64_t ModelContextWindow(ChatModel& model, const ModelCallContext& ctx);
 
 // Fits `request` into `context_tokens` (> 0) as above: nullopt when it fits
 // as it is (nothing copied), else the fitted copy. `*changes` (may be null)

@@ -34,7 +34,7 @@
 namespace medreact {
 namespace {
 
-class OpenAIModel : public ChatModel {
+class OpenAIModel : public ChatModel, public ContextWindowSource {
  public:
   explicit OpenAIModel(OpenAIOptions options) : options_(std::move(options)) {
     std::string base = options_.base_url;
@@ -144,8 +144,9 @@ class OpenAIModel : public ChatModel {
     return attempt;
   }
 
+ public:
   // The context window: given, or learned once from llama.cpp's /props.
-  int64_t ContextWindow(const ModelCallContext& ctx) {
+  int64_t ContextWindow(const ModelCallContext& ctx) override {
     if (options_.context_tokens > 0) return options_.context_tokens;
     if (!options_.probe_context) return 0;
     std::call_once(probe_once_, [&] {
@@ -162,6 +163,7 @@ class OpenAIModel : public ChatModel {
     return known_window_.load();
   }
 
+ private:
   // GET /props: the window a llama.cpp server runs with; 0 when the server
   // does not say (another kind of server) or cannot be reached.
   int64_t ProbeContext(const ModelCallContext& ctx) {

@@ -29,6 +29,7 @@
 
 #include "medreact/json_repair.h"
 #include "core/text_util.h"
+#include "llm/context_fit.h"
 
 namespace medreact {
 namespace {
@@ -404,7 +405,7 @@ std::string RenderCallLines(const std::vector<ToolCall>& calls) {
   return out;
 }
 
-class TextProtocolModel : public ChatModel {
+class TextProtocolModel : public ChatModel, public ContextWindowSource {
  public:
   TextProtocolModel(std::unique_ptr<ChatModel> inner, TextProtocolOptions options)
       : inner_(std::move(inner)), options_(std::move(options)), defs_(MarkerDefs(options_)) {}
@@ -430,6 +431,7 @@ class TextProtocolModel : public ChatModel {
 
   std::string name() const override { return inner_->name(); }
   std::string protocol() const override { return "text"; }
+  int64_t ContextWindow(const ModelCallContext& ctx) override { return ModelContextWindow(*inner_, ctx); }
   ModelCapabilities capabilities() const override {
     ModelCapabilities caps = inner_->capabilities();
     caps.tool_calling = ToolCalling::kTextProtocol;
