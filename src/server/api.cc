@@ -183,8 +183,13 @@ class LoggedExchange : public Exchange {
 
 }  // namespace
 
-ApiState::ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, EventHub& h)
-    : options(o), owned_service(std::move(s)), service(*owned_service), hub(h), runs(std::max(1, o.max_concurrent_runs)) {}
+ApiState::ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, std::shared_ptr<EventHub> h)
+    : options(o),
+      owned_service(std::move(s)),
+      service(*owned_service),
+      owned_hub(std::move(h)),
+      hub(*owned_hub),
+      runs(std::max(1, o.max_concurrent_runs)) {}
 
 bool ApiState::Enqueue(std::function<void()> work) {
   if (queued.fetch_add(1) >= options.max_queued_runs) {
@@ -254,8 +259,8 @@ Result<Json> JsonBody(const HttpRequest& request, std::string* field) {
   return body;
 }
 
-Api::Api(const ServeOptions& options, std::shared_ptr<service::RunService> service, EventHub& hub)
-    : state_(std::make_shared<ApiState>(options, std::move(service), hub)) {
+Api::Api(const ServeOptions& options, std::shared_ptr<service::RunService> service, std::shared_ptr<EventHub> hub)
+    : state_(std::make_shared<ApiState>(options, std::move(service), std::move(hub))) {
   limiter_ = std::make_shared<RateLimiter>(
       RateLimitOptions{.per_second = options.rate_per_second, .burst = options.rate_burst});
   ApiState& s = *state_;

@@ -48,8 +48,9 @@ struct ApiState;
 
 class Api {
  public:
-  // `hub` outlives the Api; runs still going after it hold `service`.
-  Api(const ServeOptions& options, std::shared_ptr<service::RunService> service, EventHub& hub);
+  // Work still going after a stop (runs, requests on the pools' workers)
+  // holds `service` and `hub`, so neither is gone under it.
+  Api(const ServeOptions& options, std::shared_ptr<service::RunService> service, std::shared_ptr<EventHub> hub);
   ~Api();
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;

@@ -47,11 +47,15 @@ struct ServerWorklist {
 };
 
 struct ApiState : std::enable_shared_from_this<ApiState> {
-  ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, EventHub& h);
+  ApiState(const ServeOptions& o, std::shared_ptr<service::RunService> s, std::shared_ptr<EventHub> h);
 
   ServeOptions options;
   std::shared_ptr<service::RunService> owned_service;  // runs still going after a stop hold it
   service::RunService& service;
+  // A request or run still going on a worker after the server stopped holds
+  // the state, so the hub lives as long as the state (a reference to the
+  // server's hub could be read after the server had destroyed it).
+  std::shared_ptr<EventHub> owned_hub;
   EventHub& hub;
   // Store reads and checks, off the I/O threads.
   ThreadPool requests{4};
@@ -66,7 +70,9 @@ struct ApiState : std::enable_shared_from_this<ApiState> {
   std::map<std::string, std::shared_ptr<ServerWorklist>> worklists;  // by id; guarded by mu
   std::atomic<int> executing{0};
   std::atomic<bool> stopping{false};  // the server is stopping: what it cuts is gone on with at the next start
-  std::function<HttpEngineStats()> engine_stats;  // the engine's counters, for /metrics
+  // The engine's counters, for /metrics; holds the engine weakly (a
+  // /metrics request may still run after the server and its engine are gone).
+  std::function<HttpEngineStats()> engine_stats;
   MetricsRegistry metrics;
   int64_t dropped_seen = 0;  // the engine's slow-stream drops already counted; guarded by mu
 

@@ -12,7 +12,9 @@ struct EventHub::Sub {
   Subscription s;
   int64_t last = 0;  // by_seq: the run's last sequence number delivered; else the last cursor
   std::atomic<bool> dropped{false};
-  std::atomic<int64_t>* count = nullptr;
+  // The hub's subscriber count, shared: a handle may be let go after the
+  // hub is gone (a stream closed late, a request finished after a stop).
+  std::shared_ptr<std::atomic<int64_t>> count;
   ~Sub() {
     if (count) --*count;
   }
@@ -87,8 +89,8 @@ std::shared_ptr<void> EventHub::Subscribe(Subscription subscription) {
   auto sub = std::make_shared<Sub>();
   sub->s = std::move(subscription);
   sub->last = sub->s.after;
-  sub->count = &count_;
-  ++count_;
+  sub->count = count_;
+  ++*count_;
   {
     std::lock_guard<std::mutex> lock(pending_mu_);
     pending_.push_back(sub);

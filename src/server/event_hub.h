@@ -79,7 +79,7 @@ class EventHub {
   // the returned handle to unsubscribe.
   std::shared_ptr<void> Subscribe(Subscription subscription);
 
-  int64_t subscribers() const { return count_; }
+  int64_t subscribers() const { return *count_; }
   // Events delivered so far (for /metrics).
   int64_t delivered() const { return delivered_; }
 
@@ -103,7 +103,7 @@ class EventHub {
   std::vector<std::shared_ptr<Sub>> live_;
   std::unordered_map<std::string, std::vector<std::shared_ptr<Sub>>> by_run_;
   int64_t cursor_ = 0;
-  std::atomic<int64_t> count_{0};
+  std::shared_ptr<std::atomic<int64_t>> count_ = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<int64_t> delivered_{0};
 };
 

@@ -55,10 +55,10 @@ struct Server::Impl {
   ServeOptions options;
   std::shared_ptr<RunStore> store;
   std::shared_ptr<service::RunService> service;
-  std::unique_ptr<EventHub> hub;
+  std::shared_ptr<EventHub> hub;  // shared with the work that outlives a stop (ApiState)
   std::unique_ptr<Api> api;
   std::shared_ptr<McpHttpHandler> mcp;  // /mcp, when options.mcp_packs names packs
-  std::unique_ptr<HttpEngine> engine;
+  std::shared_ptr<HttpEngine> engine;  // /metrics holds it weakly
   std::vector<std::string> taken_over;
   bool started = false;
 };
@@ -103,14 +103,14 @@ Status Server::Start() {
                                (ec ? ec.message() : std::string("chmod failed")));
   }
   m.service = std::make_shared<service::RunService>(m.store);
-  m.hub = std::make_unique<EventHub>(m.store, EventHubOptions{.heartbeat_s = m.options.heartbeat_s});
-  m.api = std::make_unique<Api>(m.options, m.service, *m.hub);
+  m.hub = std::make_shared<EventHub>(m.store, EventHubOptions{.heartbeat_s = m.options.heartbeat_s});
+  m.api = std::make_unique<Api>(m.options, m.service, m.hub);
   if (!m.options.mcp_packs.empty()) {
     Result<std::shared_ptr<McpHttpHandler>> mcp = MakeMcpEndpoint(m.options);
     if (!mcp.ok()) return mcp.status();
     m.mcp = std::move(*mcp);
   }
-  m.engine = std::make_unique<HttpEngine>(
+  m.engine = std::make_shared<HttpEngine>(
       HttpEngineOptions{.host = m.options.host,
                         .port = m.options.port,
                         .io_threads = m.options.io_threads,
@@ -119,8 +119,10 @@ Status Server::Start() {
         if (mcp && ex->request().path == "/mcp") return mcp->Handle(ex);
         api->Handle(std::move(ex));
       });
-  HttpEngine* engine = m.engine.get();
-  m.api->SetEngineStats([engine] { return engine->stats(); });
+  m.api->SetEngineStats([engine = std::weak_ptr<HttpEngine>(m.engine)] {
+    std::shared_ptr<HttpEngine> e = engine.lock();
+    return e ? e->stats() : HttpEngineStats{};
+  });
   if (Status s = m.hub->Start(); !s.ok()) return s;
   if (Status s = m.engine->Start(); !s.ok()) {
     m.hub->Stop();
