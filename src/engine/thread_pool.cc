@@ -29,6 +29,7 @@ namespace {
 constexpr std::chrono::seconds kIdleExit{30};
 
 std::atomic<uint64_t> g_threads_started{0};
+std::atomic<int> g_workers_busy{0};
 
 // The process's workers. Never destroyed: a worker may still be running an
 // abandoned tool when main() returns, and must not find its mutex gone.
@@ -71,8 +72,10 @@ class Workers {
       std::function<void()> job = std::move(jobs_.front());
       jobs_.pop_front();
       lock.unlock();
+      g_workers_busy.fetch_add(1, std::memory_order_relaxed);
       job();
       job = nullptr;  // release what the job holds before waiting again
+      g_workers_busy.fetch_sub(1, std::memory_order_relaxed);
       lock.lock();
       ++idle_;
     }
@@ -127,6 +130,8 @@ ThreadPool::~ThreadPool() {
 int ThreadPool::size() const { return shared_->size; }
 
 uint64_t ThreadPool::ThreadsStarted() { return g_threads_started.load(std::memory_order_relaxed); }
+
+int ThreadPool::WorkersBusy() { return g_workers_busy.load(std::memory_order_relaxed); }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {

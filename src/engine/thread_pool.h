@@ -40,6 +40,10 @@ class ThreadPool {
 
   // Worker threads started by the process so far (for benchmarks and logs).
   static uint64_t ThreadsStarted();
+  // Workers running a task now, of every pool (a hung tool's included): what
+  // may still run when main() returns (the tests' exit hook waits for a
+  // sanitizer report from one of them).
+  static int WorkersBusy();
 
   struct Shared;  // the pool's queue and bound; defined in thread_pool.cc
 

@@ -15,6 +15,7 @@
 #include "llm/anthropic_wire.h"
 #include "llm/context_fit.h"
 #include "llm/retry.h"
+#include "llm/sse.h"
 
 namespace medreact {
 namespace {
@@ -75,26 +76,14 @@ class AnthropicModel : public ChatModel {
     ModelAttempt attempt;
     AnthropicStreamAccumulator accumulator;
     if (stream && ctx.on_text_delta) accumulator.set_on_text(ctx.on_text_delta);
-    // An error answer (4xx/5xx) is one JSON body even to a streamed request:
-    // keep the bytes while they look like one.
-    std::string raw;
-    bool maybe_json = true;
+    // An error answer (4xx/5xx) is one JSON body even to a streamed request (sse.h).
+    JsonBodySniffer sniffer;
     HttpChunkHandler on_chunk;
     if (stream) {
-      on_chunk = [&](std::string_view bytes) {
-        if (maybe_json) {
-          raw.append(bytes);
-          const size_t first = raw.find_first_not_of(" \t\r\n");
-          if (first != std::string::npos && raw[first] != '{') {
-            maybe_json = false;
-            raw.clear();
-          }
-        }
-        return maybe_json || accumulator.Feed(bytes);
-      };
+      on_chunk = [&](std::string_view bytes) { return sniffer.Feed(bytes) || accumulator.Feed(bytes); };
     }
     Result<HttpResponse> sent = options_.transport->Send(http, on_chunk, ctx.cancel);
-    if (stream && !maybe_json && !accumulator.error().empty()) {
+    if (stream && !sniffer.maybe_json() && !accumulator.error().empty()) {
       attempt.error = accumulator.Finish().status();  // an error event or a malformed event
       attempt.retryable = accumulator.error_retryable();
       return attempt;
@@ -107,15 +96,15 @@ class AnthropicModel : public ChatModel {
     }
     HttpResponse response = *sent;
     attempt.http_status = response.status;
-    if (stream && maybe_json && response.body.empty()) response.body = raw;
+    if (stream && sniffer.maybe_json() && response.body.empty()) response.body = sniffer.body();
     if (response.status / 100 != 2) return HttpFailureAttempt(response, display_url_);
 
     Result<AnthropicReply> parsed = Status::Internal("unset");
-    if (stream && !maybe_json) {
+    if (stream && !sniffer.maybe_json()) {
       parsed = accumulator.Finish();
       attempt.retryable = !parsed.ok() && parsed.status().code() == StatusCode::kUnavailable;
     } else {
-      Result<Json> body = ParseJson(stream ? raw : response.body);
+      Result<Json> body = ParseJson(stream ? sniffer.body() : response.body);
       if (!body.ok()) {
         attempt.error = body.status().WithContext("Anthropic messages body");
         return attempt;

@@ -29,6 +29,7 @@
 #include "llm/context_fit.h"
 #include "llm/openai_wire.h"
 #include "llm/retry.h"
+#include "llm/sse.h"
 #include "medreact/openai.h"
 
 namespace medreact {
@@ -88,27 +89,18 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
     ModelAttempt attempt;
     StreamAccumulator accumulator;
     if (stream && ctx.on_text_delta) accumulator.set_on_text(ctx.on_text_delta);
-    // A server may ignore "stream": true and send one JSON object; keep the
-    // bytes while they still look like one.
-    std::string raw;
-    bool maybe_json = true;
+    // A server may ignore "stream": true and send one JSON object (sse.h).
+    JsonBodySniffer sniffer;
     HttpChunkHandler on_chunk;
     if (stream) {
       on_chunk = [&](std::string_view bytes) {
-        if (maybe_json) {
-          raw.append(bytes);
-          size_t first = raw.find_first_not_of(" \t\r\n");
-          if (first != std::string::npos && raw[first] != '{') {
-            maybe_json = false;
-            raw.clear();
-          }
-        }
+        sniffer.Feed(bytes);
         return accumulator.Feed(bytes);
       };
     }
 
     Result<HttpResponse> sent = options_.transport->Send(http, on_chunk, ctx.cancel);
-    if (stream && !accumulator.error().empty() && !maybe_json) {
+    if (stream && !accumulator.error().empty() && !sniffer.maybe_json()) {
       attempt.error = accumulator.Finish().status();  // an error event or a malformed chunk
       return attempt;
     }
@@ -123,13 +115,13 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
     if (response.status / 100 != 2) return HttpFailureAttempt(response, display_url_);
 
     Result<ModelResponse> parsed = Status::Internal("unset");
-    if (stream && !(maybe_json && !raw.empty())) {
+    if (stream && !(sniffer.maybe_json() && !sniffer.body().empty())) {
       parsed = accumulator.Finish();
       // Feed errors were handled above, so kUnavailable here means the stream
       // was cut or empty: worth another try. A malformed one is not.
       attempt.retryable = !parsed.ok() && parsed.status().code() == StatusCode::kUnavailable;
     } else {
-      Result<Json> body = ParseJson(stream ? raw : response.body);
+      Result<Json> body = ParseJson(stream ? sniffer.body() : response.body);
       if (!body.ok()) {
         attempt.error = body.status().WithContext("chat completion body");
         return attempt;

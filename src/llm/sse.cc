@@ -65,4 +65,16 @@ bool SseDecoder::Dispatch(bool at_end, const Handler& on_event) {
   return on_event(std::move(event));
 }
 
+bool JsonBodySniffer::Feed(std::string_view bytes) {
+  if (!maybe_json_) return false;
+  body_.append(bytes);
+  const size_t first = body_.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && body_[first] != '{') {
+    maybe_json_ = false;
+    body_.clear();
+    body_.shrink_to_fit();
+  }
+  return maybe_json_;
+}
+
 }  // namespace medreact

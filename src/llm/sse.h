@@ -47,6 +47,24 @@ class SseDecoder {
   bool stopped_ = false;
 };
 
+// The answer to a streamed request may be one JSON body instead of events: a
+// server that ignores "stream": true, or an error answer (4xx/5xx). This
+// keeps the bytes while they still look like one JSON object (the first
+// byte that is not blank is '{') and lets them go at the first sign of a
+// stream, so a long stream is never held twice.
+class JsonBodySniffer {
+ public:
+  // Feeds bytes; whether the body may still be one JSON object.
+  bool Feed(std::string_view bytes);
+  bool maybe_json() const { return maybe_json_; }
+  // The bytes so far while maybe_json(); "" after.
+  const std::string& body() const { return body_; }
+
+ private:
+  std::string body_;
+  bool maybe_json_ = true;
+};
+
 }  // namespace medreact
 
 #endif  // MEDREACT_LLM_SSE_H_

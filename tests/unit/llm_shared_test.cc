@@ -59,6 +59,23 @@ TEST(SseDecoderTest, AHandlerThatStopsEndsDecoding) {
   EXPECT_EQ(seen, 1);
 }
 
+TEST(JsonBodySnifferTest, KeepsAJsonBodyAndLetsAStreamGoAtItsFirstByte) {
+  JsonBodySniffer json;
+  EXPECT_TRUE(json.Feed(" \r\n"));  // blank: not decided yet
+  EXPECT_TRUE(json.Feed("{\"error\":"));
+  EXPECT_TRUE(json.Feed("{\"type\":\"overloaded_error\"}}"));
+  EXPECT_TRUE(json.maybe_json());
+  EXPECT_EQ(json.body(), " \r\n{\"error\":{\"type\":\"overloaded_error\"}}");
+
+  JsonBodySniffer events;
+  EXPECT_TRUE(events.Feed("\n"));
+  EXPECT_FALSE(events.Feed("data: {\"id\":1}\n\n"));
+  EXPECT_FALSE(events.maybe_json());
+  EXPECT_EQ(events.body(), "");
+  EXPECT_FALSE(events.Feed("{\"later\":true}"));  // decided: a '{' later in a stream is not a body
+  EXPECT_EQ(events.body(), "");
+}
+
 TEST(RetryTest, RetriesRetryableFailuresWithBackoffThenGivesUpNamingTheLastError) {
   std::vector<Millis> waits;
   RetryPolicy policy{.max_retries = 2, .initial_backoff = Millis(100), .max_backoff = Millis(1000),
