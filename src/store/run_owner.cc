@@ -44,13 +44,17 @@ std::string HostName() {
   return h;
 }
 
+// Both never destroyed: a store may be closed on a pool worker while main()
+// returns (the last holder of a stopped server's state lets go there), after
+// the static destructors ran; a destroyed set was read there (ASan,
+// docs/reliability.md, "Sanitizers").
 std::mutex& OwnersMu() {
-  static std::mutex mu;
-  return mu;
+  static auto* const mu = new std::mutex;
+  return *mu;
 }
 std::set<std::string>& LiveOwners() {  // this process's open stores; guarded by OwnersMu
-  static std::set<std::string> owners;
-  return owners;
+  static auto* const owners = new std::set<std::string>;
+  return *owners;
 }
 
 }  // namespace
