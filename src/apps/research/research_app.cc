@@ -3,25 +3,15 @@
 // result and trace.
 #include "apps/research/research_app.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <utility>
 
 #include "apps/common/app_runner.h"
-#include "apps/common/planner_support.h"
 #include "apps/research/research_planner.h"
-#include "apps/research/research_prompts.h"
 #include "apps/research/research_report.h"
-#include "apps/research/research_search_tools.h"
-#include "core/text_util.h"
-#include "core/time_util.h"
-#include "medreact/graph.h"
-#include "medreact/run_state.h"
-#include "medreact/tool.h"
 #include "apps/research/research_run.h"
+#include "core/text_util.h"
 
 namespace medreact {
 namespace {
