@@ -28,6 +28,7 @@ namespace medreact::mcp {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const char kNode[] = "/usr/bin/node";
 
@@ -135,7 +136,8 @@ TEST(McpClientCliTest, ToolsListShowsTheAttachedTools) {
   if (std::string why = Missing(); !why.empty()) GTEST_SKIP() << why;
   testing::ProcessResult r = testing::RunCommand(
       {MEDREACT_BINARY, "tools", "list", "--mcp", std::string(kNode) + " " + EverythingJs() + " stdio", "--mcp",
-       std::string(kNode) + " " + MEDREACT_SOURCE_DIR + "/tests/node/mcp_hostile_server.mjs"});
+       std::string(kNode) + " " + MEDREACT_SOURCE_DIR + "/tests/node/mcp_hostile_server.mjs"},
+      {{"MEDREACT_LOG_LEVEL", "info"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Result<Json> list = ParseJson(r.out);
   ASSERT_TRUE(list.ok()) << r.out;
@@ -151,6 +153,8 @@ TEST(McpClientCliTest, ToolsListShowsTheAttachedTools) {
   EXPECT_EQ(by_name["hostile_server___echo"]["pack"], "mcp:hostile_server_");
   EXPECT_FALSE(by_name.count("current_time"));  // only the MCP tools
   EXPECT_THAT(r.err, HasSubstr("MCP tool 'loopref' of server 'hostile server!' refused"));
+  EXPECT_THAT(r.err, HasSubstr("mcp client: connected to hostile server!"));  // the info log is on
+  EXPECT_THAT(r.err, Not(HasSubstr("Jane Roe")));  // the child's stderr is not in it
 
   testing::ProcessResult bad = testing::RunCommand({MEDREACT_BINARY, "tools", "list", "--mcp", "/no/such/server"});
   EXPECT_EQ(bad.exit_code, 2);

@@ -14,10 +14,15 @@
 // that is not JSON; image → a 2x2 PNG; error → isError; structured →
 // structuredContent; changed → sends notifications/tools/list_changed, and
 // later lists one tool fewer; cancels → the request ids of the
-// notifications/cancelled it got, as a JSON array.
+// notifications/cancelled it got, as a JSON array; env → the names of its
+// MEDREACT_* environment variables. At start it writes a patient's name on
+// stderr.
 import { createInterface } from "node:readline";
 
 const mode = process.argv[2] ?? "normal";
+// What a server may write on stderr (a patient's name here): medreact must
+// not log it at info level.
+process.stderr.write("stderr of the hostile server: patient Jane Roe\n");
 let changed = false;
 const cancelled = [];
 
@@ -55,6 +60,7 @@ function tools() {
     { name: "calculate", description: "clashes with medreact's util pack", inputSchema: text },
     { name: "changed", description: "changes the tool list", inputSchema: none },
     { name: "cancels", description: "the request ids cancelled so far", inputSchema: none },
+    { name: "env", description: "the names of its MEDREACT_* environment variables", inputSchema: none },
   ];
   return changed ? list.filter((t) => t.name !== "echo") : list;
 }
@@ -134,6 +140,9 @@ rl.on("line", (line) => {
       break;
     case "rpcerror":
       send({ jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "backend down" } });
+      break;
+    case "env":
+      reply({ content: [{ type: "text", text: JSON.stringify(Object.keys(process.env).filter((k) => k.startsWith("MEDREACT_")).sort()) }] });
       break;
     case "cancels":
       reply({ content: [{ type: "text", text: JSON.stringify(cancelled) }] });

@@ -25,6 +25,7 @@ namespace medreact::mcp {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const char kNode[] = "/usr/bin/node";
 
@@ -218,6 +219,39 @@ TEST_F(McpClientStdioTest, ListChangedIsListedAgain) {
   ASSERT_TRUE(AttachMcpTools(next_turn, client_, nullptr).ok());
   EXPECT_FALSE(next_turn.Find("echo"));
   EXPECT_TRUE(next_turn.Find("huge"));
+}
+
+TEST(McpClientStdioListTest, ALineOverTheLimitIsDroppedAndTheCallFails) {
+  SKIP_WITHOUT_NODE();
+  auto c = McpClient::Connect(MakeStdioChannel(HostileCommand("normal"), {.max_message_bytes = 1u << 20}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ToolRegistry registry;
+  ASSERT_TRUE(AttachMcpTools(registry, *c, [](const std::string&) {}).ok());
+  ToolResult huge = Call(registry, "huge");  // a 3 MB line
+  EXPECT_FALSE(huge.ok);
+  EXPECT_THAT(huge.error, HasSubstr("a message longer than 1048576 bytes (the limit); it was dropped"));
+  ToolResult echo = Call(registry, "echo", R"({"text":"next"})");  // the next line is read again
+  ASSERT_TRUE(echo.ok) << echo.error;
+  EXPECT_EQ(echo.content, "echo: next");
+}
+
+TEST(McpClientStdioListTest, TheChildGetsNoneOfMedreactsSecrets) {
+  SKIP_WITHOUT_NODE();
+  setenv("MEDREACT_LLM_API_KEY", "sk-test", 1);
+  setenv("MEDREACT_MCP_TOKEN", "tok", 1);
+  setenv("MEDREACT_TEST_PLAIN", "1", 1);
+  auto c = McpClient::Connect(MakeStdioChannel(HostileCommand("normal")));
+  unsetenv("MEDREACT_LLM_API_KEY");
+  unsetenv("MEDREACT_MCP_TOKEN");
+  unsetenv("MEDREACT_TEST_PLAIN");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ToolRegistry registry;
+  ASSERT_TRUE(AttachMcpTools(registry, *c, [](const std::string&) {}).ok());
+  ToolResult env = Call(registry, "env");
+  ASSERT_TRUE(env.ok) << env.error;
+  EXPECT_THAT(env.content, HasSubstr("MEDREACT_TEST_PLAIN"));
+  EXPECT_THAT(env.content, Not(HasSubstr("MEDREACT_LLM_API_KEY")));
+  EXPECT_THAT(env.content, Not(HasSubstr("MEDREACT_MCP_TOKEN")));
 }
 
 TEST(McpClientStdioListTest, AListThatNeverEndsIsRefused) {
