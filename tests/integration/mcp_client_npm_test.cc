@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <httplib.h>
+
 #include <filesystem>
 #include <thread>
 
@@ -159,6 +161,52 @@ TEST(McpClientCliTest, ToolsListShowsTheAttachedTools) {
   testing::ProcessResult bad = testing::RunCommand({MEDREACT_BINARY, "tools", "list", "--mcp", "/no/such/server"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("cannot start the MCP server '/no/such/server'"));
+}
+
+// --mcp-url with the token from the variable --mcp-token-env names: a loopback
+// server that wants it (401 otherwise); the token is in no output.
+TEST(McpClientCliTest, ToolsListOverHttpWithTheTokenFromTheEnvironment) {
+  httplib::Server server;
+  server.Post("/mcp", [](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Authorization") != "Bearer tok-123") {
+      res.status = 401;
+      return;
+    }
+    Json m = Json::parse(req.body);
+    if (!m.contains("id")) {
+      res.status = 202;
+      return;
+    }
+    Json result = m["method"] == "initialize"
+                      ? Json{{"protocolVersion", "2025-03-26"}, {"capabilities", Json::object()},
+                             {"serverInfo", {{"name", "calc web"}}}}
+                      : Json{{"tools", {{{"name", "calculator"}, {"description", "clashes with medreact's"},
+                                         {"inputSchema", {{"type", "object"}}}}}}};
+    res.set_content(DumpJson(Json{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", result}}), "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+
+  testing::ProcessResult refused = testing::RunCommand({MEDREACT_BINARY, "tools", "list", "--mcp-url", url});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("HTTP 401"));
+
+  testing::ProcessResult r = testing::RunCommand(
+      {MEDREACT_BINARY, "tools", "list", "--mcp-url", url, "--mcp-token-env", "MY_MCP_TOKEN"},
+      {{"MY_MCP_TOKEN", "tok-123"}, {"MEDREACT_LOG_LEVEL", "debug"}});
+  server.stop();
+  thread.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Result<Json> list = ParseJson(r.out);
+  ASSERT_TRUE(list.ok()) << r.out;
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0]["name"], "calc_web__calculator");  // medreact's util pack has a calculator
+  EXPECT_EQ((*list)[0]["mcp_name"], "calculator");
+  EXPECT_EQ((*list)[0]["pack"], "mcp:calc_web");
+  EXPECT_THAT(r.err, HasSubstr("attached as 'calc_web__calculator': its name clashes"));
+  EXPECT_THAT(r.out + r.err, Not(HasSubstr("tok-123")));
 }
 
 TEST(McpClientCliTest, ChatCallsAnMcpToolOverStdio) {
