@@ -139,8 +139,11 @@ Status McpClient::Handshake() {
   protocol_version_ = version;
   std::string name;
   if (r.contains("serverInfo") && r["serverInfo"].is_object()) name = StringOr(r["serverInfo"], "name");
-  server_name_ = PrintableLine(Preview(name.empty() ? "mcp" : name, 64));
-  prefix_ = SanitizeToolName(name.empty() ? "mcp" : name, 24);
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // OnClosed may read it from the channel's thread
+    server_name_ = PrintableLine(Preview(name.empty() ? "mcp" : name, 64));
+    prefix_ = SanitizeToolName(name.empty() ? "mcp" : name, 24);
+  }
   Notify("notifications/initialized", Json::object());
   Log().info("mcp client: connected to {} ({}), protocol {}", server_name_, channel_->Describe(), protocol_version_);
   return Status::OK();
@@ -182,6 +185,11 @@ Result<Json> McpClient::Request(const std::string& method, Json params, Deadline
     if (sent.code() == StatusCode::kTimeout) return give_up(true);
     if (sent.code() == StatusCode::kCancelled) return give_up(false);
     forget();
+    if (!channel_->replies_in_send()) {  // a write to a child that died: say how it ended, once known
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, Millis(1000), [&] { return !closed_.empty(); });
+      if (!closed_.empty()) return Status::Unavailable(closed_);
+    }
     return sent;
   }
   std::unique_lock<std::mutex> lock(mu_);
@@ -231,9 +239,9 @@ void McpClient::OnMessage(Json m) {
     }
     if (method == "notifications/tools/list_changed") {
       list_changed_ = true;
-      Log().debug("mcp client: {} changed its tool list", server_name_);
+      Log().debug("mcp client: {} changed its tool list", channel_->Describe());
     } else {
-      Log().debug("mcp client: {} notification {}", server_name_, Preview(method, 64));  // never its content
+      Log().debug("mcp client: {} notification {}", channel_->Describe(), Preview(method, 64));  // never its content
     }
     return;
   }
@@ -267,10 +275,12 @@ void McpClient::OnFault(const std::string& why) {
 }
 
 void McpClient::OnClosed(const std::string& why) {
-  std::string reason = "the MCP server '" + (server_name_.empty() ? channel_->Describe() : server_name_) + "' " + why +
-                       "; its tools are unavailable for the rest of this run";
+  std::string reason;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    reason = server_name_.empty()
+                 ? "the MCP server " + channel_->Describe() + " " + why + " before the handshake ended"
+                 : "the MCP server '" + server_name_ + "' " + why + "; its tools are unavailable for the rest of this run";
     if (closed_.empty()) closed_ = reason;
   }
   Log().warn("mcp client: {}", reason);

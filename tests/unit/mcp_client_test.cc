@@ -62,6 +62,13 @@ TEST(McpClientCommandLineTest, AProgramThatDoesNotExistIsAClearError) {
   EXPECT_THAT(c.status().message(), HasSubstr("No such file"));
 }
 
+TEST(McpClientCommandLineTest, AServerThatExitsBeforeTheHandshakeIsNamed) {
+  auto c = McpClient::Connect(MakeStdioChannel("/bin/sh -c 'exit 5'"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("initialize failed"));
+  EXPECT_THAT(c.status().message(), HasSubstr("exited with status 5 before the handshake ended"));
+}
+
 TEST(McpClientSanitizeTest, ToolNames) {
   EXPECT_EQ(SanitizeToolName("hostile server!"), "hostile_server_");
   EXPECT_EQ(SanitizeToolName(""), "mcp");
