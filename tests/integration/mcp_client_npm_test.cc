@@ -219,7 +219,9 @@ TEST(McpClientCliTest, ChatCallsAnMcpToolOverStdio) {
   testing::TempDir tmp;
   testing::ProcessResult r = testing::RunCommand(
       {MEDREACT_BINARY, "chat", "--llm-url", model.base_url(), "--no-store", "--mcp",
-       std::string(kNode) + " " + EverythingJs() + " stdio", "--trace", tmp.File("trace.json"), "What is 17 + 25?"},
+       std::string(kNode) + " " + EverythingJs() + " stdio", "--mcp",
+       std::string(kNode) + " " + MEDREACT_SOURCE_DIR + "/tests/node/mcp_hostile_server.mjs", "--trace",
+       tmp.File("trace.json"), "What is 17 + 25?"},
       {}, std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("The sum is 42."));
@@ -234,7 +236,15 @@ TEST(McpClientCliTest, ChatCallsAnMcpToolOverStdio) {
   // The first request offered the MCP tools next to the util pack's.
   EXPECT_THAT(requests[0], HasSubstr("\"get-tiny-image\""));
   EXPECT_THAT(requests[0], HasSubstr("\"calculator\""));
-  EXPECT_THAT(testing::ReadFileOrEmpty(tmp.File("trace.json")), HasSubstr("get-sum"));
+  // The hostile server's calculator clashes with medreact's: offered prefixed,
+  // said on stderr and named so in the trace's tools; its hostile schemas left out.
+  EXPECT_THAT(requests[0], HasSubstr("\"hostile_server___calculator\""));
+  EXPECT_THAT(r.err, HasSubstr("attached as 'hostile_server___calculator': its name clashes"));
+  EXPECT_THAT(r.err, HasSubstr("MCP tool 'loopref' of server 'hostile server!' refused"));
+  EXPECT_THAT(r.err, Not(HasSubstr("Jane Roe")));
+  const std::string trace = testing::ReadFileOrEmpty(tmp.File("trace.json"));
+  EXPECT_THAT(trace, HasSubstr("get-sum"));
+  EXPECT_THAT(trace, HasSubstr("hostile_server___calculator"));
 }
 
 }  // namespace

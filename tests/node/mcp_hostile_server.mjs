@@ -57,7 +57,7 @@ function tools() {
     { name: "loopref", description: "a $ref loop", inputSchema: { type: "object", $ref: "#/definitions/a",
       definitions: { a: { $ref: "#/definitions/b" }, b: { $ref: "#/definitions/a" } } } },
     { name: "deepschema", description: "200 levels of items", inputSchema: deepItems(200) },
-    { name: "calculate", description: "clashes with medreact's util pack", inputSchema: text },
+    { name: "calculator", description: "clashes with medreact's util pack", inputSchema: text },
     { name: "changed", description: "changes the tool list", inputSchema: none },
     { name: "cancels", description: "the request ids cancelled so far", inputSchema: none },
     { name: "env", description: "the names of its MEDREACT_* environment variables", inputSchema: none },
@@ -109,7 +109,7 @@ rl.on("line", (line) => {
   const args = m.params.arguments ?? {};
   switch (name) {
     case "echo":
-    case "calculate":
+    case "calculator":
       reply({ content: [{ type: "text", text: "echo: " + args.text }] });
       break;
     case "huge":

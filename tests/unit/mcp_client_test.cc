@@ -120,8 +120,24 @@ TEST_F(McpClientStdioTest, HostileSchemasAreRefusedTheOthersAttached) {
 }
 
 TEST_F(McpClientStdioTest, ANameThatClashesWithMedreactsIsPrefixed) {
-  // The util pack has `calculator`; the server's `calculate` does not clash, so
-  // attach the server twice: every tool of the second copy clashes.
+  // The util pack's calculator stays medreact's; the server's is prefixed.
+  const Tool* ours = registry_.Find("calculator");
+  ASSERT_TRUE(ours);
+  EXPECT_EQ(packs_.count("calculator"), 0u);  // not the server's
+  const Tool* theirs = registry_.Find("hostile_server___calculator");
+  ASSERT_TRUE(theirs);
+  EXPECT_THAT(theirs->spec().description,
+              HasSubstr("(MCP tool 'calculator' of server 'hostile server!', renamed 'hostile_server___calculator': "
+                        "its name clashes with a tool already attached)"));
+  EXPECT_THAT(Warnings(), HasSubstr("MCP tool 'calculator' of server 'hostile server!' attached as "
+                                    "'hostile_server___calculator': its name clashes"));
+  ToolResult r = Call(registry_, "hostile_server___calculator", R"({"text":"mine"})");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.content, "echo: mine");  // the server's tool, under the server's own name
+}
+
+TEST_F(McpClientStdioTest, ANameThatClashesWithAnotherServersIsPrefixed) {
+  // The same server attached twice: every tool of the second copy clashes.
   ASSERT_TRUE(AttachMcpTools(registry_, client_, [this](const std::string& w) { warnings_.push_back(w); }).ok());
   const Tool* second = registry_.Find("hostile_server___echo");
   ASSERT_TRUE(second);
@@ -308,7 +324,8 @@ TEST(McpClientStdioListTest, ThroughTheAttacherOfPackContext) {
   ASSERT_TRUE(RegisterPacks(registry, {"util"}, context, &packs).ok());
   EXPECT_EQ(packs["calculator"], "util");
   EXPECT_EQ(packs["echo"], "mcp:hostile_server_");
-  EXPECT_EQ(warnings.size(), 2u);  // the two hostile schemas
+  EXPECT_EQ(packs["hostile_server___calculator"], "mcp:hostile_server_");
+  EXPECT_EQ(warnings.size(), 3u) << "the two hostile schemas, the renamed calculator";
 }
 
 // ---- streamable HTTP -----------------------------------------------------------
