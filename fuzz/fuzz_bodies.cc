@@ -782,6 +782,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"run_state", FuzzRunState},
       {"multipart", FuzzMultipart},
       {"mcp_message", FuzzMcpMessage},
+      {"mcp_reply", FuzzMcpReply},
   };
   return kTargets;
 }

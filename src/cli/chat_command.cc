@@ -23,10 +23,12 @@
 #include "cli/commands.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
+#include "cli/mcp_client_flags.h"
 #include "cli/model_flags.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
 #include "core/printable.h"
+#include "mcp/mcp_attach.h"
 #include "service/run_service.h"
 #include "tools/imaging/image_store.h"
 
@@ -61,6 +63,7 @@ struct ChatFlags {
   std::string events_path;
   StoreFlags store;
   ApprovalFlags approval;
+  McpClientFlags mcp;
 };
 
 int RunChatCommand(const ChatFlags& flags) {
@@ -91,9 +94,9 @@ int RunChatCommand(const ChatFlags& flags) {
   }
   // Every image is read and encoded before any model call: a bad one is exit 2.
   RunRequest request{.message = message};
-  imaging::ImageStore images({.max_side = flags.image_max_side});
+  auto images = std::make_shared<imaging::ImageStore>(imaging::ImageStoreOptions{.max_side = flags.image_max_side});
   for (const std::string& path : flags.images) {
-    Result<std::shared_ptr<const imaging::StoredImage>> image = images.AddFile(path);
+    Result<std::shared_ptr<const imaging::StoredImage>> image = images->AddFile(path);
     if (!image.ok()) return fail(image.status().message());
     request.images.push_back((*image)->Part());
   }
@@ -106,6 +109,11 @@ int RunChatCommand(const ChatFlags& flags) {
                                       .require_approval = *approval_rules},
                            .model = ModelSettingsOf(flags.model),
                            .images = std::move(request.images)};
+  // MCP servers (--mcp, --mcp-url): connected once, their tools attached on
+  // every registration (each turn); image results go to the run's image store.
+  Result<std::vector<std::shared_ptr<mcp::McpClient>>> mcp_servers = ConnectMcpFlags(flags.mcp, images);
+  if (!mcp_servers.ok()) return fail(mcp_servers.status().message());
+  if (!mcp_servers->empty()) start.inputs.context.attach.push_back(mcp::McpAttacher(*mcp_servers));
   AgentOptions& options = start.inputs.options;
   if (!flags.system_file.empty()) {
     Result<std::string> text = ReadInputFile(flags.system_file, "system prompt");
@@ -223,6 +231,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("--events", flags->events_path, "write every event as JSON lines to this file");
   AddStoreFlags(chat, &flags->store);
   AddApprovalFlags(chat, &flags->approval);
+  AddMcpClientFlags(chat, &flags->mcp);
   chat->callback([flags, exit_code] { *exit_code = RunChatCommand(*flags); });
 }
 

@@ -138,6 +138,9 @@ Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& pac
       }
     }
   }
+  for (const PackAttacher& attach : context.attach) {
+    if (Status s = attach(registry, context.on_warning, tool_packs); !s.ok()) return s;
+  }
   return Status::OK();
 }
 

@@ -27,6 +27,11 @@ std::vector<PackInfo> KnownPacks();
 // Splits "a,b, c" into names; empty items are dropped.
 std::vector<std::string> SplitPackList(const std::string& list);
 
+// Tools attached from outside the pack table (an MCP server's, mcp/mcp_attach.h):
+// called with the registry, the context's on_warning and tool_packs.
+using PackAttacher = std::function<Status(ToolRegistry& registry, const std::function<void(const std::string&)>& warn,
+                                          std::map<std::string, std::string>* tool_packs)>;
+
 // What packs that read data need. Everything is opt-in: a pack that reads a
 // file gets it only from here, i.e. from a path the user gave.
 struct PackContext {
@@ -41,6 +46,10 @@ struct PackContext {
   // Receives what loading skipped and why (e.g. a corpus file that links out
   // of the corpus, or one over the size limit). Default: none (dropped)
   std::function<void(const std::string&)> on_warning;
+  // Run after the named packs, in order: tools from outside the pack table
+  // (--mcp servers). Not kept with a stored run: a resumed run has none of
+  // them. Default: none
+  std::vector<PackAttacher> attach;
 };
 
 // Registers the named packs. An unknown name → InvalidArgument listing the
@@ -49,7 +58,7 @@ struct PackContext {
 // cannot be read → its load error; `literature` with a base URL that is not
 // http(s) → InvalidArgument.
 // `tool_packs`, when given, receives each registered tool's pack (tool name
-// → pack name), for rules by pack (approval).
+// → pack name), for rules by pack (approval). Then context.attach, in order.
 Status RegisterPacks(ToolRegistry& registry, const std::vector<std::string>& packs,
                      const PackContext& context = {}, std::map<std::string, std::string>* tool_packs = nullptr);
 
