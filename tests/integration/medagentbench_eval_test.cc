@@ -239,5 +239,54 @@ TEST_F(MedAgentBenchTest, CommandWithoutAModelSaysWhatItCannotAnswer) {
   EXPECT_THAT(bad.err, HasSubstr("no task task99_1"));
 }
 
+// Scored last (docs/clinical-validation.md): the held-out ids (every task
+// number that is a multiple of 5, 18 tasks of task1, task2 and task10), with
+// answers from an independent Python implementation of refsol's rules
+// (bench/medagentbench_reference.py → holdout_reference.json). A scripted
+// model gives those answers (and the HbA1c order where it is due): all must
+// score correct; the same answers made wrong must all score wrong.
+TEST_F(MedAgentBenchTest, HeldOutIdsAgreeWithAnIndependentReference) {
+  Result<Json> reference = ParseJson(ReadText(testing::kMedAgentBenchDir + "/holdout_reference.json"));
+  ASSERT_TRUE(reference.ok());
+  ASSERT_EQ(reference->size(), 18u);
+  for (bool right : {true, false}) {
+    SCOPED_TRACE(right ? "right answers" : "wrong answers");
+    Json responses = Json::array();
+    std::vector<MabTask> run;
+    for (const Json& ref : *reference) {
+      const std::string id = ref["id"];
+      run.push_back(tasks_.at(id));
+      Json answer = ref["answer"];
+      bool order = ref["order"];
+      if (!right) {
+        if (run.back().category == "task1") answer = Json::array({"S0000000"});
+        if (run.back().category == "task2") answer = Json::array({answer[0].get<int>() + 1});
+        if (run.back().category == "task10") {
+          if (order) order = false;  // the order that was due is missing
+          else answer[0] = answer[0].get<double>() + 0.1;
+        }
+      }
+      if (order) responses.push_back(Call("o-" + id, "post_servicerequest", A1cOrder(ref["mrn"]).payload));
+      responses.push_back(Text("FINISH(" + DumpJson(answer) + ")"));
+    }
+    MockLlmServer model_server(*MockLlmServer::ParseScript(Json{{"responses", responses}}));
+    ASSERT_TRUE(model_server.Start().ok());
+    OpenAIOptions model_options;
+    model_options.base_url = model_server.base_url();
+    model_options.model = "mock";
+    model_options.max_retries = 0;
+    eval::MabRunOptions options;
+    options.model = MakeOpenAIModel(model_options);
+    options.api = api_;
+    options.functions = *FhirApiFunctions(ParseJson(ReadText(testing::kMedAgentBenchDir + "/funcs_v1.json")).value());
+    eval::MabReport report = eval::RunMedAgentBench(run, options);
+    EXPECT_EQ(report.scored, 18);
+    EXPECT_EQ(report.correct, right ? 18 : 0) << report.Table();
+    for (const MabTaskResult& r : report.results) {
+      EXPECT_EQ(r.verdict, right ? MabVerdict::kCorrect : MabVerdict::kWrong) << r.id << ": " << r.reason;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace medreact
