@@ -53,7 +53,9 @@ class RecordServer {
                                                        : ReadFhirPatient(Serve(bundle), BundlePatientId(bundle), {});
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return nullptr;
-    if (!as_of.empty()) EXPECT_TRUE(store->SetAsOf(as_of).ok());
+    if (!as_of.empty()) {
+      EXPECT_TRUE(store->SetAsOf(as_of).ok());
+    }
     return std::make_shared<const FhirStore>(std::move(store).value());
   }
 

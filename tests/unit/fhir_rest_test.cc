@@ -154,7 +154,9 @@ TEST(FhirRestTest, SearchesPerTypeWithoutEverything) {
   std::set<std::string> searched;
   for (const auto& r : server.requests()) {
     if (r.query.find("patient=" + SyntheaPatientId(bundle)) != std::string::npos) searched.insert(r.path);
-    if (r.path == "/fhir/MedicationRequest") EXPECT_THAT(r.query, HasSubstr("_include=MedicationRequest:medication"));
+    if (r.path == "/fhir/MedicationRequest") {
+      EXPECT_THAT(r.query, HasSubstr("_include=MedicationRequest:medication"));
+    }
   }
   EXPECT_TRUE(searched.count("/fhir/Observation") && searched.count("/fhir/Condition") &&
               searched.count("/fhir/AllergyIntolerance") && searched.count("/fhir/ImagingStudy"));
