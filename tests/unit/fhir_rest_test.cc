@@ -339,6 +339,28 @@ TEST(FhirRestTest, SmartBackendServicesTokenIsCachedAndRefreshedOnceAfter401) {
   }
 }
 
+// LoadFhirRecord (what the apps call) with SMART credentials in the
+// environment: the token endpoint is discovered and the token granted once
+// for the process, then reused by the next record's read.
+TEST(FhirRestTest, LoadFhirRecordSharesOneSmartTokenAcrossReads) {
+  const KeyPair keys = MakeKeys(true);
+  testing::TempDir dir;
+  dir.Write("key.pem", keys.private_pem);
+  FhirFixtureServer server({.everything = false, .smart_public_key = keys.public_pem});
+  server.AddBundle(testing::PeOnWarfarinBundle());
+  ASSERT_TRUE(server.Start());
+  setenv("MEDREACT_FHIR_CLIENT_ID", "medreact-test", 1);
+  setenv("MEDREACT_FHIR_PRIVATE_KEY", dir.File("key.pem").c_str(), 1);
+  Result<FhirStore> first = LoadFhirRecord(FhirPatientUrl(server.base_url(), "pat"));
+  Result<FhirStore> second = LoadFhirRecord(FhirPatientUrl(server.base_url(), "pat"));
+  unsetenv("MEDREACT_FHIR_CLIENT_ID");
+  unsetenv("MEDREACT_FHIR_PRIVATE_KEY");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(server.grants(), 1);
+  EXPECT_EQ(second->OfType("Observation").size(), 1u);
+}
+
 TEST(FhirRestTest, ThrottledRequestsWaitForRetryAfter) {
   FhirFixtureServer server({.everything = true, .throttle_first = 2, .retry_after = "3"});
   server.AddBundle(testing::PeOnWarfarinBundle());

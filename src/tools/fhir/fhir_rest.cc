@@ -128,20 +128,18 @@ class Reader {
     return out;
   }
 
-  Result<Json> Get(const std::string& url, bool is_auth_call = false) {
+  Result<Json> Get(const std::string& url) {
     for (int auth_try = 0;; ++auth_try) {
       HttpRequest request;
       request.method = "GET";
       request.url = url;
       request.headers = {{"Accept", "application/fhir+json"}};
-      if (!is_auth_call) {
-        if (smart_) {
-          Result<std::string> token = smart_->Token(cancel_);
-          if (!token.ok()) return token.status();
-          request.headers.push_back({"Authorization", "Bearer " + *token});
-        } else if (!options_.bearer_token.empty()) {
-          request.headers.push_back({"Authorization", "Bearer " + options_.bearer_token});
-        }
+      if (smart_) {
+        Result<std::string> token = smart_->Token(cancel_);
+        if (!token.ok()) return token.status();
+        request.headers.push_back({"Authorization", "Bearer " + *token});
+      } else if (!options_.bearer_token.empty()) {
+        request.headers.push_back({"Authorization", "Bearer " + options_.bearer_token});
       }
       request.total_timeout = options_.request_timeout;
       request.max_response_bytes = options_.max_response_bytes;
@@ -180,7 +178,7 @@ class Reader {
           &attempts);
       if (report_ != nullptr && attempts > 1) report_->retries += attempts - 1;
       if (!response.ok()) return response.status();
-      if (response->status == 401 && !is_auth_call) {
+      if (response->status == 401) {
         if (smart_ && auth_try == 0) {
           Log().debug("FHIR server answered 401; asking for a new SMART token");
           smart_->Invalidate();
@@ -358,16 +356,7 @@ class Reader {
     return "";
   }
 
-  Result<std::string> DiscoverTokenUrl() {
-    const std::string url = base_ + "/.well-known/smart-configuration";
-    Result<Json> config = Get(url, /*is_auth_call=*/true);
-    if (!config.ok()) return config.status().WithContext("finding the SMART token endpoint (give --fhir-token-url)");
-    std::string token_url = StringOr(*config, "token_endpoint");
-    if (token_url.empty() || !IsHttpUrl(token_url)) {
-      return Status::NotFound("the server's SMART configuration names no http(s) token_endpoint (give --fhir-token-url)");
-    }
-    return token_url;
-  }
+  Result<std::string> DiscoverTokenUrl() { return DiscoverSmartTokenUrl(base_, options_); }
 
   Status HttpError(const HttpResponse& response, const std::string& shown) const {
     std::string text = "FHIR GET " + shown + " answered HTTP " + std::to_string(response.status);
@@ -399,6 +388,31 @@ class Reader {
 };
 
 }  // namespace
+
+Result<std::string> DiscoverSmartTokenUrl(const std::string& base, const FhirRestOptions& options) {
+  std::string b = base;
+  while (!b.empty() && b.back() == '/') b.pop_back();
+  HttpRequest request;
+  request.method = "GET";
+  request.url = b + "/.well-known/smart-configuration";
+  request.headers = {{"Accept", "application/json"}};
+  request.total_timeout = options.request_timeout;
+  request.max_response_bytes = 1 << 20;
+  std::shared_ptr<HttpTransport> transport = options.transport ? options.transport : MakeCurlTransport();
+  Result<HttpResponse> response = transport->Send(request, nullptr, {});
+  const std::string where = RedactUrl(request.url);
+  if (!response.ok()) return response.status().WithContext("finding the SMART token endpoint (give --fhir-token-url)");
+  Result<Json> config = ParseJson(response->body);
+  if (response->status != 200 || !config.ok() || !config->is_object()) {
+    return Status::NotFound("no SMART configuration at " + where + " (HTTP " + std::to_string(response->status) +
+                            "; give --fhir-token-url)");
+  }
+  std::string token_url = StringOr(*config, "token_endpoint");
+  if (token_url.empty() || !IsHttpUrl(token_url)) {
+    return Status::NotFound("the server's SMART configuration names no http(s) token_endpoint (give --fhir-token-url)");
+  }
+  return token_url;
+}
 
 FhirRestOptions ResolveFhirRestOptions(FhirRestOptions options,
                                        const std::function<const char*(const char*)>& getenv) {
@@ -490,7 +504,14 @@ Result<FhirStore> LoadFhirRecord(const std::string& path_or_url) {
     std::lock_guard<std::mutex> lock(mu);
     const std::string key = OriginOf(base) + "|" + base + "|" + options.client_id + "|" + options.token_url;
     auto it = sources.find(key);
-    if (it == sources.end() && !options.token_url.empty()) {
+    if (it == sources.end() && options.token_url.empty()) {
+      // The server's SMART configuration names the token endpoint: asked
+      // once per process, like the token.
+      Result<std::string> token_url = DiscoverSmartTokenUrl(base, options);
+      if (!token_url.ok()) return token_url.status();
+      options.token_url = *token_url;
+    }
+    if (it == sources.end()) {
       it = sources
                .emplace(key, std::make_shared<SmartTokenSource>(SmartClientOptions{
                                  .client_id = options.client_id,

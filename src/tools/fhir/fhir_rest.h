@@ -97,6 +97,9 @@ Result<FhirStore> ReadFhirPatient(const std::string& base, const std::string& pa
                                   const FhirRestOptions& options, FhirReadReport* report = nullptr,
                                   const CancellationToken& cancel = {});
 
+// GET [base]/.well-known/smart-configuration's token_endpoint.
+Result<std::string> DiscoverSmartTokenUrl(const std::string& base, const FhirRestOptions& options);
+
 // --- One string for "a record": a file path or a server's patient ---------
 
 // "<base>/Patient/<id>": how a record on a FHIR server is named where a path
