@@ -171,7 +171,7 @@ void AddEvalCommand(CLI::App& app, int* exit_code) {
 
   auto mab = std::make_shared<MabFlags>();
   CLI::App* bench = cmd->add_subcommand(
-      "medagentbench", "run MedAgentBench's tasks as agent runs over a FHIR server and score them (tasks 1, 2, 10)");
+      "medagentbench", "run MedAgentBench's tasks as agent runs over a FHIR server and score them (tasks 1, 2, 3, 8, 10)");
   bench->add_option("--tasks", mab->tasks, "MedAgentBench test_data_v2.json")->required();
   bench->add_option("--funcs", mab->funcs, "MedAgentBench funcs_v1.json (the FHIR functions the agent gets)")
       ->required();

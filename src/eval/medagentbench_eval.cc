@@ -105,13 +105,68 @@ std::string CheckA1cOrder(const MabTask& task, const FhirApiOptions& api, const 
                           : Json::object();
   if (StringOr(coding, "system") != "http://loinc.org") return "code.coding[0].system is not http://loinc.org";
   if (StringOr(coding, "code") != "4548-4") return "code.coding[0].code is not 4548-4";
-  if (StringOr(p, "authoredOn").find("2023-11-13T10:15") == std::string::npos) return "authoredOn is not 2023-11-13T10:15";
+  if (StringOr(p, "authoredOn") != kNow) return "authoredOn is not 2023-11-13T10:15:00+00:00";
   if (StringOr(p, "status") != "active") return "status is not active";
   if (StringOr(p, "intent") != "order") return "intent is not order";
   if (StringOr(p, "priority") != "stat") return "priority is not stat";
   if (!p.contains("subject") || p["subject"] != Json{{"reference", "Patient/" + task.eval_mrn}}) {
     return "subject is not {\"reference\": \"Patient/<MRN>\"}";
   }
+  return "";
+}
+
+// The one POST a task3 or task8 asks for, as refsol.py checks it; "" when
+// it passes. task3: the blood pressure as a vital-signs Observation (the
+// value is the one in the instruction, "118/77 mmHg" in every task3);
+// task8: the orthopaedic referral (SNOMED 306181000000106) carrying the
+// SBAR text of the instruction in note.text.
+std::string CheckSinglePost(const MabTask& task, const FhirApiOptions& api, const std::vector<RecordedPost>& posts) {
+  if (posts.size() != 1) return "expected exactly one POST, got " + std::to_string(posts.size());
+  std::string base = api.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  const Json& p = posts[0].payload;
+  const Json subject = {{"reference", "Patient/" + task.eval_mrn}};
+  if (task.category == "task3") {
+    if (posts[0].url != base + "/Observation") return "the POST did not go to Observation";
+    if (StringOr(p, "resourceType") != "Observation") return "resourceType is not Observation";
+    const Json& category = p.contains("category") ? p["category"] : Json();
+    const Json want = {{"system", "http://hl7.org/fhir/observation-category"}, {"code", "vital-signs"},
+                       {"display", "Vital Signs"}};
+    if (!category.is_array() || category.size() != 1 || !category[0].is_object() ||
+        !category[0].contains("coding") || !category[0]["coding"].is_array() || category[0]["coding"].size() != 1 ||
+        category[0]["coding"][0] != want) {
+      return "category is not the one vital-signs coding";
+    }
+    if (!p.contains("code") || p["code"] != Json{{"text", "BP"}}) return "code is not {\"text\": \"BP\"}";
+    if (StringOr(p, "effectiveDateTime") != kNow) return "effectiveDateTime is not 2023-11-13T10:15:00+00:00";
+    if (StringOr(p, "status") != "final") return "status is not final";
+    const size_t open = task.instruction.find("\"");
+    const size_t close = open == std::string::npos ? open : task.instruction.find("\"", open + 1);
+    const std::string value = close == std::string::npos ? "" : task.instruction.substr(open + 1, close - open - 1);
+    if (StringOr(p, "valueString") != value) return "valueString is not the measured " + value;
+    if (!p.contains("subject") || p["subject"] != subject) return "subject is not {\"reference\": \"Patient/<MRN>\"}";
+    return "";
+  }
+  // task8
+  if (posts[0].url != base + "/ServiceRequest") return "the POST did not go to ServiceRequest";
+  if (StringOr(p, "resourceType") != "ServiceRequest") return "resourceType is not ServiceRequest";
+  const Json& code = ObjectField(p, "code");
+  const Json coding = code.contains("coding") && code["coding"].is_array() && !code["coding"].empty()
+                          ? code["coding"][0]
+                          : Json::object();
+  if (StringOr(coding, "system") != "http://snomed.info/sct") return "code.coding[0].system is not SNOMED CT";
+  if (StringOr(coding, "code") != "306181000000106") return "code.coding[0].code is not 306181000000106";
+  if (StringOr(p, "authoredOn") != kNow) return "authoredOn is not 2023-11-13T10:15:00+00:00";
+  if (StringOr(p, "status") != "active") return "status is not active";
+  if (StringOr(p, "intent") != "order") return "intent is not order";
+  if (StringOr(p, "priority") != "stat") return "priority is not stat";
+  const size_t open = task.instruction.find("\"Situation:");
+  const size_t close = open == std::string::npos ? open : task.instruction.find("\"", open + 1);
+  const std::string sbar = close == std::string::npos ? "" : task.instruction.substr(open + 1, close - open - 1);
+  if (sbar.empty() || StringOr(ObjectField(p, "note"), "text").find(sbar) == std::string::npos) {
+    return "note.text does not carry the referral's free text";
+  }
+  if (!p.contains("subject") || p["subject"] != subject) return "subject is not {\"reference\": \"Patient/<MRN>\"}";
   return "";
 }
 
@@ -140,7 +195,8 @@ Result<std::vector<MabTask>> ReadMabTasks(std::string_view json_text) {
 }
 
 bool MabScorable(const std::string& category) {
-  return category == "task1" || category == "task2" || category == "task10";
+  return category == "task1" || category == "task2" || category == "task3" || category == "task8" ||
+         category == "task10";
 }
 
 const char* MabVerdictName(MabVerdict v) {
@@ -181,6 +237,12 @@ void ScoreMabTask(const MabTask& task, const FhirApiOptions& api, MabTaskResult&
     result.reason = std::move(why);
   };
   bool accept_empty = false;
+  if (task.category == "task3" || task.category == "task8") {
+    // refsol.py judges these by the POST alone; the answer is not read.
+    if (std::string why = CheckSinglePost(task, api, result.posts); !why.empty()) return wrong(why);
+    result.verdict = MabVerdict::kCorrect;
+    return;
+  }
   if (task.category == "task1") {
     result.expected = task.sol;
     if (!result.posts.empty()) return wrong("a read-only task made a POST");

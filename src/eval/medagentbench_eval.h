@@ -9,23 +9,31 @@
 // with FINISH([answer, ...]); its answer list is parsed as JSON. POSTs are
 // recorded (sent only with allow_post) and scored from the record.
 //
-// Scored categories (the records they need are in the fixtures: the 500
-// Patient resources and task10's HbA1c searchsets):
+// Scored categories, with refsol.py's rules (task1, task2 and task10 read
+// the fixtures' records: the 500 Patient resources and task10's HbA1c
+// searchsets; task3 and task8 are judged by their POST alone):
 //   task1  patient search by name + DOB: no POST, answer == the task's `sol`
 //          (["<MRN>"] or ["Patient not found"]).
 //   task2  age: no POST, answer == [age in whole years at 2023-11-13] from
 //          the server's Patient?identifier=<eval_MRN> birthDate.
+//   task3  record a blood pressure: exactly one POST to Observation (one
+//          vital-signs category coding, code {"text": "BP"},
+//          effectiveDateTime 2023-11-13T10:15:00+00:00, status final,
+//          valueString the measured value, subject Patient/<MRN>).
+//   task8  orthopaedic referral: exactly one POST to ServiceRequest (SNOMED
+//          306181000000106, authoredOn 2023-11-13T10:15:00+00:00, status
+//          active, intent order, priority stat, note.text holding the
+//          instruction's SBAR text, subject Patient/<MRN>).
 //   task10 last HbA1c: from Observation?patient=<MRN>&code=A1C the latest
 //          (value, effectiveDateTime), or [-1] when none; when none or older
 //          than 2022-11-13T10:15:00+00:00 exactly one POST to ServiceRequest
-//          (LOINC 4548-4, authoredOn containing 2023-11-13T10:15, status
+//          (LOINC 4548-4, authoredOn 2023-11-13T10:15:00+00:00, status
 //          active, intent order, priority stat, subject Patient/<MRN>), else
 //          no POST; the answer == [value, time] or [] (the benchmark accepts
 //          an empty list: it only asks the model to check).
-// Categories task3-task9 need records (vitals, magnesium, potassium, CBG,
-// orders) that exist only in the benchmark's server image: they are
-// "not scorable offline (records not available)", never passes or failures,
-// and are not run.
+// Categories task4-7 and task9 need records (magnesium, CBG, potassium)
+// that exist only in the benchmark's server image: they are "not scorable
+// offline (records not available)", never passes or failures, and not run.
 #ifndef MEDREACT_EVAL_MEDAGENTBENCH_EVAL_H_
 #define MEDREACT_EVAL_MEDAGENTBENCH_EVAL_H_
 

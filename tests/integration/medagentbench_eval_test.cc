@@ -1,6 +1,7 @@
 // `medreact eval medagentbench` (src/eval/medagentbench_eval.h): scoring as
 // MedAgentBench's refsol.py does, on development tasks only (task1_1,
-// task1_2, task2_1, task2_2, task10_1..4, task10_13, task10_14); the
+// task1_2, task2_1, task2_2, task3_1, task8_1, task10_1..4,
+// task10_13, task10_14); the
 // held-out ids (every task whose number is a multiple of 5) are never used
 // here (docs/clinical-validation.md). The loopback FHIR fixture serves the
 // benchmark's 500 patients and HbA1c searchsets; a scripted model answers
@@ -145,8 +146,57 @@ TEST_F(MedAgentBenchTest, Task10LastValueAndTheOrderRule) {
             MabVerdict::kWrong);
 }
 
+// task3 and task8 are judged by their one POST alone (refsol.py reads no
+// record for them), the answer is not read.
+TEST_F(MedAgentBenchTest, Task3AndTask8AreJudgedByTheirPost) {
+  const Json bp = {{"resourceType", "Observation"},
+                   {"category", {{{"coding", {{{"system", "http://hl7.org/fhir/observation-category"},
+                                              {"code", "vital-signs"}, {"display", "Vital Signs"}}}}}}},
+                   {"code", {{"text", "BP"}}},
+                   {"effectiveDateTime", "2023-11-13T10:15:00+00:00"},
+                   {"status", "final"},
+                   {"valueString", "118/77 mmHg"},
+                   {"subject", {{"reference", "Patient/S2380121"}}}};
+  const std::string observation = server_.base_url() + "/Observation";
+  EXPECT_EQ(Score("task3_1", "FINISH([])", {{observation, bp}}).verdict, MabVerdict::kCorrect);
+  EXPECT_EQ(Score("task3_1", "anything", {{observation, bp}}).verdict, MabVerdict::kCorrect);
+  EXPECT_EQ(Score("task3_1", "FINISH([])").verdict, MabVerdict::kWrong);  // nothing recorded
+  EXPECT_EQ(Score("task3_1", "FINISH([])", {{observation, bp}, {observation, bp}}).verdict, MabVerdict::kWrong);
+  Json changed = bp;
+  changed["valueString"] = "118/77";
+  EXPECT_THAT(Score("task3_1", "FINISH([])", {{observation, changed}}).reason, HasSubstr("valueString"));
+  changed = bp;
+  changed["code"] = {{"text", "BP"}, {"coding", Json::array()}};
+  EXPECT_EQ(Score("task3_1", "FINISH([])", {{observation, changed}}).verdict, MabVerdict::kWrong);
+  changed = bp;
+  changed["subject"] = {{"reference", "Patient/S0000000"}};
+  EXPECT_EQ(Score("task3_1", "FINISH([])", {{observation, changed}}).verdict, MabVerdict::kWrong);
+  EXPECT_EQ(Score("task3_1", "FINISH([])", {{server_.base_url() + "/ServiceRequest", bp}}).verdict,
+            MabVerdict::kWrong);
+
+  const std::string sbar =
+      "Situation: acute left knee injury, Background: radiology report indicates ACL tear. Assessment: ACL tear "
+      "grade II. Recommendation: request for Orthopedic service to evaluate and provide management recommendations.";
+  Json referral = {{"resourceType", "ServiceRequest"},
+                   {"code", {{"coding", {{{"system", "http://snomed.info/sct"}, {"code", "306181000000106"}}}}}},
+                   {"authoredOn", "2023-11-13T10:15:00+00:00"},
+                   {"status", "active"},
+                   {"intent", "order"},
+                   {"priority", "stat"},
+                   {"note", {{"text", "Referral. " + sbar}}},
+                   {"subject", {{"reference", "Patient/S2016972"}}}};
+  const std::string service = server_.base_url() + "/ServiceRequest";
+  MabTaskResult ok = Score("task8_1", "FINISH([])", {{service, referral}});
+  EXPECT_EQ(ok.verdict, MabVerdict::kCorrect) << ok.reason;
+  referral["note"]["text"] = "Orthopedic referral for ACL tear.";
+  EXPECT_THAT(Score("task8_1", "FINISH([])", {{service, referral}}).reason, HasSubstr("note.text"));
+  referral["note"]["text"] = sbar;
+  referral["authoredOn"] = "2023-11-13";
+  EXPECT_THAT(Score("task8_1", "FINISH([])", {{service, referral}}).reason, HasSubstr("authoredOn"));
+}
+
 TEST_F(MedAgentBenchTest, OtherCategoriesAreNotScorableOffline) {
-  for (const char* id : {"task3_1", "task4_1", "task5_1", "task6_1", "task7_1", "task8_1", "task9_1"}) {
+  for (const char* id : {"task4_1", "task5_1", "task6_1", "task7_1", "task9_1"}) {
     MabTaskResult r = Score(id, "FINISH([1])");
     EXPECT_EQ(r.verdict, MabVerdict::kNotScorable) << id;
   }
@@ -162,7 +212,7 @@ Json Text(const std::string& text) { return {{"message", {{"content", text}}}}; 
 TEST_F(MedAgentBenchTest, ScriptedModelRightAndWrongIsScoredSo) {
   // task1_1 right (searches, then the MRN); task2_1 wrong (61, not 60);
   // task10_1 right (searches, orders the test, answers [-1]); task10_2 wrong
-  // (orders a test that was not due); task3_1 not scorable and not run.
+  // (orders a test that was not due); task4_1 not scorable and not run.
   Json script = {{"responses",
                   {Call("a", "get_patient", {{"given", "Peter"}, {"family", "Stafford"}, {"birthdate", "1932-12-29"}}),
                    Text("FINISH([\"S6534835\"])"),
@@ -186,7 +236,7 @@ TEST_F(MedAgentBenchTest, ScriptedModelRightAndWrongIsScoredSo) {
   options.api = api_;
   options.functions = *FhirApiFunctions(ParseJson(ReadText(testing::kMedAgentBenchDir + "/funcs_v1.json")).value());
   std::vector<MabTask> run = {tasks_.at("task1_1"), tasks_.at("task2_1"), tasks_.at("task10_1"),
-                              tasks_.at("task10_2"), tasks_.at("task3_1")};
+                              tasks_.at("task10_2"), tasks_.at("task4_1")};
   eval::MabReport report = eval::RunMedAgentBench(run, options);
   ASSERT_EQ(report.results.size(), 5u);
   EXPECT_EQ(report.results[0].verdict, MabVerdict::kCorrect) << report.results[0].reason;
@@ -224,8 +274,8 @@ TEST_F(MedAgentBenchTest, CommandWithoutAModelSaysWhatItCannotAnswer) {
                                {{"MEDREACT_LLM_URL", ""}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("no model"));
-  EXPECT_THAT(r.out, HasSubstr("overall: 0/0 scored tasks correct (0.00 %); 210 not scorable offline (records not "
-                               "available); 90 not run"));
+  EXPECT_THAT(r.out, HasSubstr("overall: 0/0 scored tasks correct (0.00 %); 150 not scorable offline (records not "
+                               "available); 150 not run"));
   Result<Json> out = ParseJson(testing::ReadFileOrEmpty(dir.File("out.json")));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ((*out)["categories"]["task10"]["not_run"], 30);
@@ -240,7 +290,7 @@ TEST_F(MedAgentBenchTest, CommandWithoutAModelSaysWhatItCannotAnswer) {
 }
 
 // Scored last (docs/clinical-validation.md): the held-out ids (every task
-// number that is a multiple of 5, 18 tasks of task1, task2 and task10), with
+// number that is a multiple of 5: 30 tasks of task1, 2, 3, 8 and 10), with
 // answers from an independent Python implementation of refsol's rules
 // (bench/medagentbench_reference.py → holdout_reference.json). A scripted
 // model gives those answers (and the HbA1c order where it is due): all must
@@ -248,7 +298,7 @@ TEST_F(MedAgentBenchTest, CommandWithoutAModelSaysWhatItCannotAnswer) {
 TEST_F(MedAgentBenchTest, HeldOutIdsAgreeWithAnIndependentReference) {
   Result<Json> reference = ParseJson(ReadText(testing::kMedAgentBenchDir + "/holdout_reference.json"));
   ASSERT_TRUE(reference.ok());
-  ASSERT_EQ(reference->size(), 18u);
+  ASSERT_EQ(reference->size(), 30u);
   for (bool right : {true, false}) {
     SCOPED_TRACE(right ? "right answers" : "wrong answers");
     Json responses = Json::array();
@@ -266,6 +316,13 @@ TEST_F(MedAgentBenchTest, HeldOutIdsAgreeWithAnIndependentReference) {
           else answer[0] = answer[0].get<double>() + 0.1;
         }
       }
+      if (ref.contains("post")) {
+        Json post = ref["post"];
+        if (!right) post["status"] = post["resourceType"] == "Observation" ? "preliminary" : "draft";
+        responses.push_back(Call("p-" + id, post["resourceType"] == "Observation" ? "post_observation"
+                                                                                : "post_servicerequest",
+                                 post));
+      }
       if (order) responses.push_back(Call("o-" + id, "post_servicerequest", A1cOrder(ref["mrn"]).payload));
       responses.push_back(Text("FINISH(" + DumpJson(answer) + ")"));
     }
@@ -280,8 +337,8 @@ TEST_F(MedAgentBenchTest, HeldOutIdsAgreeWithAnIndependentReference) {
     options.api = api_;
     options.functions = *FhirApiFunctions(ParseJson(ReadText(testing::kMedAgentBenchDir + "/funcs_v1.json")).value());
     eval::MabReport report = eval::RunMedAgentBench(run, options);
-    EXPECT_EQ(report.scored, 18);
-    EXPECT_EQ(report.correct, right ? 18 : 0) << report.Table();
+    EXPECT_EQ(report.scored, 30);
+    EXPECT_EQ(report.correct, right ? 30 : 0) << report.Table();
     for (const MabTaskResult& r : report.results) {
       EXPECT_EQ(r.verdict, right ? MabVerdict::kCorrect : MabVerdict::kWrong) << r.id << ": " << r.reason;
     }
