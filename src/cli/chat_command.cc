@@ -21,6 +21,7 @@
 #include "cli/chat_output.h"
 #include "cli/cli_io.h"
 #include "cli/commands.h"
+#include "cli/fhir_flags.h"
 #include "cli/flag_checks.h"
 #include "cli/interrupt.h"
 #include "cli/mcp_client_flags.h"
@@ -40,7 +41,7 @@ struct ChatFlags {
   std::string message;
   std::string message_file;
   std::string tools = "util";
-  std::string fhir_path;
+  FhirRecordFlags record;
   std::string as_of;
   std::string corpus_dir;
   std::string extras_path;
@@ -92,6 +93,8 @@ int RunChatCommand(const ChatFlags& flags) {
       !provider.ok()) {
     return fail(provider.status().message());
   }
+  Result<std::string> record = RecordLocator(flags.record, /*required=*/false);
+  if (!record.ok()) return fail(record.status().message());
   // Every image is read and encoded before any model call: a bad one is exit 2.
   RunRequest request{.message = message};
   auto images = std::make_shared<imaging::ImageStore>(imaging::ImageStoreOptions{.max_side = flags.image_max_side});
@@ -104,7 +107,7 @@ int RunChatCommand(const ChatFlags& flags) {
   if (!approval_rules.ok()) return fail(approval_rules.status().message());
   service::ChatStart start{.inputs = {.message = message,
                                       .packs = SplitPackList(flags.tools),
-                                      .context = {.fhir_path = flags.fhir_path, .as_of = flags.as_of,
+                                      .context = {.fhir_path = *record, .as_of = flags.as_of,
                                                   .corpus_dir = flags.corpus_dir, .extras_path = flags.extras_path},
                                       .require_approval = *approval_rules},
                            .model = ModelSettingsOf(flags.model),
@@ -191,7 +194,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   chat->add_option("message", flags->message, "the question or task");
   chat->add_option("--message-file", flags->message_file, "read the message from a file ('-' = stdin)");
   chat->add_option("--tools", flags->tools, "comma-separated tool packs (see 'medreact tools list')");
-  chat->add_option("--fhir", flags->fhir_path, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
+  AddFhirRecordFlags(chat, &flags->record, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
   chat->add_option("--as-of", flags->as_of, "YYYY-MM-DD used as 'now' by the fhir pack (default: latest date in the record)");
   chat->add_option("--corpus", flags->corpus_dir, "a folder of guideline documents (.md, .txt) for the rag pack");
   chat->add_option("--extras", flags->extras_path, "a hints file (JSON) for the rag pack's query_extras");

@@ -14,6 +14,7 @@
 
 #include "cli/approval_flags.h"
 #include "cli/commands.h"
+#include "cli/fhir_flags.h"
 #include "cli/interrupt.h"
 #include "cli/setting_flags.h"
 #include "apps/common/approval_policy.h"
@@ -32,6 +33,7 @@ namespace {
 struct McpFlags {
   std::string packs = "calc";
   PackContext context;
+  FhirRecordFlags record;
   ApprovalFlags approval;
   bool http = false;
   std::string host = "127.0.0.1";
@@ -143,6 +145,9 @@ int RunMcp(McpFlags& flags) {
   flags.context.on_warning = [](const std::string& w) {
     std::cerr << "medreact mcp: " << PrintableLine(WithFlagNames(w)) << "\n";
   };
+  Result<std::string> record = RecordLocator(flags.record, /*required=*/false);
+  if (!record.ok()) return Fail(record.status().message());
+  flags.context.fhir_path = *record;
   const std::vector<std::string> packs = SplitPackList(flags.packs);
   if (packs.empty()) return Fail("--packs names no pack (e.g. --packs calc,growth)");
   if (Status s = RegisterPacks(*registry, packs, flags.context, &tool_packs); !s.ok()) return Fail(s.message());
@@ -175,7 +180,7 @@ void AddMcpCommand(CLI::App& app, int* exit_code) {
       "mcp", "serve tool packs to MCP clients (Claude Desktop, IDEs) over stdio, or streamable HTTP with --http");
   cmd->add_option("--packs", flags->packs, "comma-separated tool packs (see 'medreact tools list')")
       ->capture_default_str();
-  cmd->add_option("--fhir", flags->context.fhir_path, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
+  AddFhirRecordFlags(cmd, &flags->record, "a patient's FHIR R4 bundle (JSON or NDJSON) for the fhir pack");
   cmd->add_option("--as-of", flags->context.as_of, "the fhir pack's today (YYYY-MM-DD)");
   cmd->add_option("--corpus", flags->context.corpus_dir, "guideline folder for the rag pack");
   cmd->add_option("--extras", flags->context.extras_path, "hints file (JSON) for the rag pack");

@@ -22,6 +22,7 @@
 #include "cli/runs_resume_apps.h"
 #include "cli/setting_flags.h"
 #include "cli/store_flags.h"
+#include "cli/fhir_flags.h"
 #include "cli/triage_flags.h"
 #include "core/printable.h"
 #include "medreact/trace.h"
@@ -32,7 +33,7 @@ namespace {
 
 struct TriageCommandFlags {
   TriageFlags triage;
-  std::string fhir_path;
+  FhirRecordFlags record;
   std::string findings;
   std::string findings_file;
   std::optional<int> base_priority;
@@ -70,10 +71,12 @@ int RunTriageCommand(const TriageCommandFlags& flags) {
   } else if (flags.store.no_store && !flags.store.path.empty()) {
     return Fail("give either --store or --no-store, not both");
   }
+  Result<std::string> record = RecordLocator(flags.record, /*required=*/true);
+  if (!record.ok()) return Fail(record.status().message());
   service::RunService runs(*run_store);
   // Every check (the findings, the record, the planner and its model) before any work.
   Result<std::unique_ptr<service::PreparedTriage>> prepared =
-      service::PrepareTriage(runs, {.fhir_path = flags.fhir_path,
+      service::PrepareTriage(runs, {.fhir_path = *record,
                                     .findings = findings,
                                     .base_priority = flags.base_priority,
                                     .as_of = flags.as_of,
@@ -93,7 +96,7 @@ void AddTriageCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "triage", "CT triage (Sentinel-X): imaging findings + FHIR record -> priority 1-3 with risk adjustment");
   AddTriageFlags(cmd, &flags->triage);
-  cmd->add_option("--fhir", flags->fhir_path, "the patient's FHIR R4 record (Bundle JSON or NDJSON)")->required();
+  AddFhirRecordFlags(cmd, &flags->record, "the patient's FHIR R4 record (Bundle JSON or NDJSON)");
   cmd->add_option("--findings", flags->findings, "the imaging findings text");
   cmd->add_option("--findings-file", flags->findings_file, "read the findings from a file ('-' = stdin)");
   cmd->add_option("--base-priority", flags->base_priority,

@@ -11,6 +11,7 @@
 #include "core/text_util.h"
 #include "service/app_inputs.h"
 #include "store/run_recorder.h"
+#include "tools/fhir/fhir_rest.h"
 #include "tools/imaging/image_store.h"
 #include "tools/packs.h"
 
@@ -138,6 +139,26 @@ void Failed(const Status& s, AppRunResult& out) {
 
 // ---- the inputs, by app ----
 
+// The record an app's inputs name: `fhir` (a file), or `fhir_url` with
+// `patient` (a FHIR R4 server, tools/fhir/fhir_rest.h), which reaches the
+// network and so needs network_tools. "" when neither is given.
+Result<std::string> RecordInput(const Json& in, const AppRunContext& ctx, std::string* field) {
+  const std::string file = InputText(in, "fhir");
+  const std::string url = InputText(in, "fhir_url");
+  const std::string patient = InputText(in, "patient");
+  if (url.empty() && patient.empty()) return file;
+  if (!file.empty()) return InputError(field, "inputs.fhir_url", "give either fhir or fhir_url with patient, not both");
+  if (url.empty()) return InputError(field, "inputs.fhir_url", "patient needs the FHIR server's base URL (fhir_url)");
+  if (patient.empty()) return InputError(field, "inputs.patient", "fhir_url needs the patient's id (patient)");
+  if (!ctx.network_tools) {
+    return InputError(field, "inputs.fhir_url",
+                      "reading a FHIR server reaches the network, which is not allowed here (network_tools)");
+  }
+  const std::string locator = FhirPatientUrl(url, patient);
+  if (!IsFhirPatientUrl(locator)) return InputError(field, "inputs.fhir_url", "must be an http:// or https:// base URL");
+  return locator;
+}
+
 Status PrepareChatRun(RunService& service, const Json& in, const AppRunContext& ctx, const AppRow& row,
                       PreparedAppRun& p, std::string* field) {
   ChatStart start;
@@ -158,7 +179,9 @@ Status PrepareChatRun(RunService& service, const Json& in, const AppRunContext& 
                         "the pack '" + name + "' may reach the network, which is not allowed here (network_tools)");
     }
   }
-  start.inputs.context = {.fhir_path = InputText(in, "fhir"),
+  Result<std::string> record = RecordInput(in, ctx, field);
+  if (!record.ok()) return record.status();
+  start.inputs.context = {.fhir_path = *record,
                           .as_of = InputText(in, "as_of"),
                           .corpus_dir = InputText(in, "corpus_dir"),
                           .extras_path = InputText(in, "extras")};
@@ -194,7 +217,10 @@ Status PrepareChatRun(RunService& service, const Json& in, const AppRunContext& 
 
 Status PrepareTriageRun(RunService& service, const Json& in, const AppRunContext& ctx, const AppRow& row,
                         PreparedAppRun& p, std::string* field) {
-  TriageStart start{.fhir_path = InputText(in, "fhir"),
+  Result<std::string> record = RecordInput(in, ctx, field);
+  if (!record.ok()) return record.status();
+  if (record->empty()) return InputError(field, "inputs.fhir", "give the patient's record: fhir, or fhir_url with patient");
+  TriageStart start{.fhir_path = *record,
                     .findings = InputText(in, "findings"),
                     .as_of = InputText(in, "as_of"),
                     .settings = {.planner = InputText(in, "planner", "auto"),
@@ -206,7 +232,7 @@ Status PrepareTriageRun(RunService& service, const Json& in, const AppRunContext
   Result<std::unique_ptr<PreparedTriage>> triage = PrepareTriage(service, std::move(start));
   if (!triage.ok()) {
     std::vector<std::pair<std::string, std::string>> aliases = {{"as-of date", "as_of"}, {"planner", "planner"}};
-    if (!fhir.empty()) aliases.insert(aliases.begin(), {fhir, "fhir"});  // the record's errors name its file
+    if (!fhir.empty()) aliases.insert(aliases.begin(), {fhir, IsFhirPatientUrl(fhir) ? "fhir_url" : "fhir"});  // the record's errors name its file
     Status s = triage.status();
     if (s.code() == StatusCode::kNotFound || s.code() == StatusCode::kFailedPrecondition) {
       if (s.message().find(fhir) != std::string::npos) s = Status::InvalidArgument(s.message());

@@ -48,6 +48,9 @@ Json ChatSchema() {
        {"packs", Texts("tool packs: util, finish, fhir, calc, growth, rag, literature (literature only when the "
                        "server allows network tools). Default: [\"util\"]")},
        {"fhir", Path("a FHIR R4 record (Bundle JSON or NDJSON) for the fhir pack")},
+       {"fhir_url", Text("a FHIR R4 server's base URL to read the patient from instead of fhir (with patient; only "
+                         "when the server allows network tools)", true)},
+       {"patient", Text("the patient's id on the fhir_url server", true)},
        {"as_of", Text("YYYY-MM-DD used as now by the fhir pack. Default: the record's latest clinical date")},
        {"corpus_dir", Path("a guideline folder for the rag pack's query_rag")},
        {"extras", Path("a hints file (JSON) for the rag pack's query_extras")},
@@ -61,13 +64,16 @@ Json ChatSchema() {
 
 Json TriageSchema() {
   return Schema("triage inputs",
-                {{"fhir", Path("the patient's FHIR R4 record (Bundle JSON or NDJSON)")},
+                {{"fhir", Path("the patient's FHIR R4 record (Bundle JSON or NDJSON); or fhir_url with patient")},
+                 {"fhir_url", Text("a FHIR R4 server's base URL to read the patient from (with patient; only when the "
+                                   "server allows network tools)", true)},
+                 {"patient", Text("the patient's id on the fhir_url server", true)},
                  {"findings", Text("the imaging findings", true)},
                  {"base_priority", Integer("the base priority (1 most urgent). Default: from the findings", 1, 3)},
                  {"as_of", Text("YYYY-MM-DD used as now. Default: the record's latest clinical date")},
                  {"planner", Planner()},
                  {"max_steps", Integer("model turns of the investigation. Default: 10", 1, 100)}},
-                {"fhir", "findings"});
+                {"findings"});
 }
 
 Json ExtractSchema() {

@@ -11,6 +11,7 @@
 #include "core/printable.h"
 #include "core/text_util.h"
 #include "store/run_recorder.h"
+#include "tools/fhir/fhir_rest.h"
 
 namespace medreact::service {
 namespace {
@@ -75,7 +76,7 @@ Result<std::unique_ptr<PreparedTriage>> PrepareTriage(const RunService& service,
   }
   Result<TriagePlan> plan = PlanTriage(service, start.settings);
   if (!plan.ok()) return plan.status();
-  Result<FhirStore> record = FhirStore::LoadFile(start.fhir_path);
+  Result<FhirStore> record = LoadFhirRecord(start.fhir_path);
   if (!record.ok()) return record.status();
   if (!start.as_of.empty()) {
     if (Status s = record->SetAsOf(start.as_of); !s.ok()) return s.WithContext("the as-of date (as_of)");
@@ -125,7 +126,7 @@ Result<std::unique_ptr<PreparedTriage>> PrepareTriageResume(const RunService& se
   if (settings.url.empty()) {
     return Status::InvalidArgument("run '" + run_id + "' has no model URL stored; give the model URL (llm_url)");
   }
-  Result<FhirStore> record = FhirStore::LoadFile(prepared->inputs.fhir_path);
+  Result<FhirStore> record = LoadFhirRecord(prepared->inputs.fhir_path);
   if (!record.ok()) return Status::InvalidArgument("run '" + run_id + "': " + record.status().message());
   if (!prepared->inputs.as_of.empty()) {
     if (Status s = record->SetAsOf(prepared->inputs.as_of); !s.ok()) {

@@ -5,6 +5,7 @@
 #include "medreact/agent.h"
 #include "tools/calc/calc_pack.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/fhir/fhir_rest.h"
 #include "tools/growth/growth_pack.h"
 #include "tools/literature/literature_pack.h"
 #include "tools/rag/rag_pack.h"
@@ -38,7 +39,7 @@ Status RegisterFhir(ToolRegistry& registry, const PackContext& context) {
   if (context.fhir_path.empty()) {
     return Status::InvalidArgument("the fhir pack reads a patient record: give its path (fhir_path)");
   }
-  auto store = FhirStore::LoadFile(context.fhir_path);
+  auto store = LoadFhirRecord(context.fhir_path);
   if (!store.ok()) return store.status();
   if (!context.as_of.empty()) {
     if (Status s = store->SetAsOf(context.as_of); !s.ok()) return s;

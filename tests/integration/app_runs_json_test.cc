@@ -17,6 +17,7 @@
 #include "store/run_store.h"
 #include "testing/build_paths.h"
 #include "testing/fhir_builders.h"
+#include "testing/fhir_fixture_server.h"
 #include "testing/scripted_server.h"
 #include "testing/subprocess.h"
 
@@ -78,6 +79,44 @@ TEST(AppRunsJsonTest, ATriageOfTheRulesPlannerIsStoredWithItsResult) {
   // The CLI's triage keeps its behaviour: a rules triage is not recorded there.
   EXPECT_FALSE(TriageIsRecorded({.planner = "rules"}));
   EXPECT_TRUE(TriageIsRecorded({.planner = "rules", .record_always = true}));
+}
+
+// The record on a FHIR server (issue 28): `fhir_url` + `patient`, only where
+// the front end allows network tools; the run is the file's, and its stored
+// inputs name the server's patient, so a resume reads it from there again.
+TEST(AppRunsJsonTest, ATriageReadsItsRecordFromAFhirServerWhenNetworkToolsAreAllowed) {
+  testing::FhirFixtureServer fhir({.everything = false});
+  fhir.AddBundle(testing::PeOnWarfarinBundle());
+  ASSERT_TRUE(fhir.Start());
+  testing::TempDir dir;
+  RunService service(Store(dir.File("runs.sqlite")));
+  const Json inputs = {{"fhir_url", fhir.base_url()}, {"patient", "pat"}, {"findings", kFindings},
+                       {"planner", "rules"}, {"as_of", "2025-06-13"}};
+  std::string field;
+  Result<std::unique_ptr<PreparedAppRun>> refused = PrepareAppRun(service, "triage", inputs, {}, &field);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(field, "inputs.fhir_url");
+  EXPECT_THAT(refused.status().message(), HasSubstr("network_tools"));
+  EXPECT_TRUE(fhir.requests().empty());  // nothing was asked of the server
+
+  Json half = inputs;
+  half.erase("patient");
+  EXPECT_FALSE(PrepareAppRun(service, "triage", half, {.network_tools = true}, &field).ok());
+  EXPECT_EQ(field, "inputs.patient");
+  Json both = inputs;
+  both["fhir"] = "/tmp/x.json";
+  EXPECT_FALSE(PrepareAppRun(service, "triage", both, {.network_tools = true}, &field).ok());
+
+  Result<std::unique_ptr<PreparedAppRun>> prepared =
+      PrepareAppRun(service, "triage", inputs, {.network_tools = true}, &field);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  const AppRunResult r = RunAppPrepared(service, std::move(*prepared), {});
+  EXPECT_EQ(r.status, "finished");
+  EXPECT_EQ(r.result.value("priority_level", 0), 1);  // the warfarin and INR came from the server
+  Result<RunView> view = service.Show(r.run_id);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(StringOr(view->run.inputs, "fhir"), fhir.base_url() + "/Patient/pat");
+  EXPECT_FALSE(fhir.requests().empty());
 }
 
 Json Turn(const std::string& id, const std::string& name, const Json& args) {

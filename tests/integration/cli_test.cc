@@ -5,6 +5,7 @@
 
 #include "testing/build_paths.h"
 #include "medreact/json.h"
+#include "testing/fhir_fixture_server.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -153,6 +154,59 @@ TEST(CliTest, ChatInvestigatesAFhirRecord) {
   // The third request carried the medication result back to the model.
   auto third = ParseJson(mock.request_lines().at(2)).value();
   EXPECT_EQ(third["body"]["messages"].back()["tool_call_id"], "c2");
+}
+
+// The same investigation with the record on a FHIR server (issue 28):
+// `chat --fhir-url --patient`, the server without $everything (searches per
+// type), a static token from MEDREACT_FHIR_TOKEN. Every tool result equals
+// the file run's.
+TEST(CliTest, ChatInvestigatesAFhirRecordOnAFhirServer) {
+  const std::string script = R"({"responses": [
+    {"message": {"content": null, "tool_calls": [{"id": "c1", "name": "check_medication_status",
+                                                  "arguments": "{\"medication_name\": \"anticoag\"}"}]}},
+    {"message": {"content": null, "tool_calls": [{"id": "c2", "name": "get_recent_labs",
+                                                  "arguments": "{\"category\": \"Renal\", \"lookback_days\": 120}"}]}},
+    {"message": {"content": "On active warfarin."}}
+  ]})";
+  const std::string bundle =
+      std::string(MEDREACT_SOURCE_DIR) + "/tests/fixtures/synthea/Eura_Treutel_8a12e2bb-ecc5-43e9-8de2-bfd019911f7f.json";
+  const Json record = ParseJson(ReadFileOrEmpty(bundle)).value();
+  testing::FhirFixtureServer fhir({.everything = false, .required_token = "tok"});
+  fhir.AddBundle(record);
+  ASSERT_TRUE(fhir.Start());
+  std::string patient;
+  for (const Json& e : record["entry"]) {
+    if (e["resource"]["resourceType"] == "Patient") patient = e["resource"]["id"];
+  }
+  std::vector<std::string> results[2];
+  for (int rest = 0; rest < 2; ++rest) {
+    MockLlmProcess mock(script);
+    ASSERT_TRUE(mock.ok());
+    TempDir dir;
+    std::vector<std::string> argv = {MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--trace", dir.File("t.json")};
+    if (rest) {
+      argv.insert(argv.end(), {"--fhir-url", fhir.base_url(), "--patient", patient});
+    } else {
+      argv.insert(argv.end(), {"--fhir", bundle});
+    }
+    argv.push_back("Is this patient anticoagulated?");
+    auto r = RunCommand(argv, {{"MEDREACT_FHIR_TOKEN", "tok"}});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find(patient), std::string::npos);  // the id is never printed
+    auto trace = ParseJson(ReadFileOrEmpty(dir.File("t.json"))).value();
+    ASSERT_EQ(trace["steps"].size(), 3u);
+    for (int step = 0; step < 2; ++step) {
+      results[rest].push_back(DumpJson(trace["steps"][step]["tool_results"][0]["content"]));
+    }
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_NE(results[1][0].find("arfarin"), std::string::npos);
+  EXPECT_NE(results[1][1].find("0.4831"), std::string::npos);
+  bool searched = false;
+  for (const auto& r : fhir.requests()) {
+    searched = searched || (r.path == "/fhir/Observation" && r.authorization == "Bearer tok");
+  }
+  EXPECT_TRUE(searched);
 }
 
 TEST(CliTest, BrokenFhirBundleIsBadInput) {

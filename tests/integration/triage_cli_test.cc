@@ -1,7 +1,8 @@
 // `medreact triage` and `medreact worklist` as a user runs them: exit codes,
 // the result JSON on stdout and in --out, the trace, bad input, the rules
 // planner with no server, a model through medreact-mock-llm, and a worklist
-// with a corrupt case.
+// with a corrupt case. The triage runs go twice (issue 28): --fhir FILE and
+// --fhir-url BASE --patient ID against the loopback FHIR fixture server.
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -10,6 +11,7 @@
 #include "testing/build_paths.h"
 #include "medreact/json.h"
 #include "testing/fhir_builders.h"
+#include "testing/record_via.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -27,11 +29,22 @@ std::string WritePeBundle(const TempDir& dir) {
   return dir.File("fhir.json");
 }
 
-TEST(TriageCliTest, RulesPlannerWithNoServer) {
+class TriageCliRecordTest : public ::testing::TestWithParam<testing::RecordVia> {
+ protected:
+  // medreact triage <record flags> <rest>.
+  std::vector<std::string> Triage(const TempDir& dir, const std::vector<std::string>& rest) {
+    std::vector<std::string> argv = {MEDREACT_BINARY, "triage"};
+    for (const std::string& a : record_.Args(testing::PeOnWarfarinBundle(), dir)) argv.push_back(a);
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    return argv;
+  }
+  testing::RecordServer record_{GetParam()};
+};
+
+TEST_P(TriageCliRecordTest, RulesPlannerWithNoServer) {
   TempDir dir;
-  const std::string fhir = WritePeBundle(dir);
-  auto r = RunCommand({MEDREACT_BINARY, "triage", "--fhir", fhir, "--findings", kFindings, "--base-priority", "2",
-                       "--out", dir.File("result.json"), "--trace", dir.File("trace.json"), "-v"});
+  auto r = RunCommand(Triage(dir, {"--findings", kFindings, "--base-priority", "2", "--out", dir.File("result.json"),
+                                   "--trace", dir.File("trace.json"), "-v"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Result<Json> result = ParseJson(r.out);
   ASSERT_TRUE(result.ok()) << r.out;
@@ -50,12 +63,10 @@ TEST(TriageCliTest, RulesPlannerWithNoServer) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("pulmonary")));
 }
 
-TEST(TriageCliTest, FindingsFromAFileAndNoAgent) {
+TEST_P(TriageCliRecordTest, FindingsFromAFileAndNoAgent) {
   TempDir dir;
-  const std::string fhir = WritePeBundle(dir);
   dir.Write("findings.txt", "Mild degenerative changes of the lumbar spine.\n");
-  auto r = RunCommand({MEDREACT_BINARY, "triage", "--fhir", fhir, "--findings-file", dir.File("findings.txt"),
-                       "--no-agent"});
+  auto r = RunCommand(Triage(dir, {"--findings-file", dir.File("findings.txt"), "--no-agent"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Result<Json> result = ParseJson(r.out);
   ASSERT_TRUE(result.ok());
@@ -87,6 +98,11 @@ TEST(TriageCliTest, BadInputExitsTwoAndWritesNothing) {
       {{"--fhir", fhir, "--findings", "PE", "--llm-url", "ftp://x"},
        "the model URL (--llm-url or MEDREACT_LLM_URL) must start with"},
       {{"--findings", "PE"}, "--fhir"},
+      {{"--fhir", fhir, "--fhir-url", "http://127.0.0.1:9/fhir", "--patient", "p", "--findings", "PE"}, "not both"},
+      {{"--fhir-url", "http://127.0.0.1:9/fhir", "--findings", "PE"}, "--fhir-url and --patient go together"},
+      {{"--fhir-url", "ftp://h/fhir", "--patient", "p", "--findings", "PE"}, "http:// or https://"},
+      {{"--fhir", fhir, "--fhir-client-id", "c", "--findings", "PE"}, "go with --fhir-url"},
+      {{"--fhir-url", "http://127.0.0.1:9/fhir", "--patient", "p", "--findings", "PE"}, "CapabilityStatement"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {MEDREACT_BINARY, "triage", "--out", out};
@@ -100,7 +116,7 @@ TEST(TriageCliTest, BadInputExitsTwoAndWritesNothing) {
   }
 }
 
-TEST(TriageCliTest, ModelThroughTheMockServer) {
+TEST_P(TriageCliRecordTest, ModelThroughTheMockServer) {
   const char* script = R"({"responses": [
     {"message": {"tool_calls": [{"id": "c1", "name": "check_medication_status", "arguments": "{\"medication_name\": \"anticoag\"}"}]}},
     {"message": {"tool_calls": [{"id": "c2", "name": "get_recent_labs", "arguments": "{\"category\": \"Coag\"}"}]}},
@@ -110,8 +126,7 @@ TEST(TriageCliTest, ModelThroughTheMockServer) {
   testing::MockLlmProcess mock(script);
   ASSERT_TRUE(mock.ok());
   TempDir dir;
-  const std::string fhir = WritePeBundle(dir);
-  auto r = RunCommand({MEDREACT_BINARY, "triage", "--fhir", fhir, "--findings", kFindings, "--base-priority", "2"},
+  auto r = RunCommand(Triage(dir, {"--findings", kFindings, "--base-priority", "2"}),
                       {{"MEDREACT_LLM_URL", mock.base_url()}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Result<Json> result = ParseJson(r.out);
@@ -122,11 +137,10 @@ TEST(TriageCliTest, ModelThroughTheMockServer) {
   EXPECT_EQ(mock.request_lines().size(), 4u);
 }
 
-TEST(TriageCliTest, UnreachableModelFallsBackAndSaysSo) {
+TEST_P(TriageCliRecordTest, UnreachableModelFallsBackAndSaysSo) {
   TempDir dir;
-  const std::string fhir = WritePeBundle(dir);
-  auto r = RunCommand({MEDREACT_BINARY, "triage", "--fhir", fhir, "--findings", kFindings, "--base-priority", "2",
-                       "--llm-url", "http://127.0.0.1:9/v1", "--max-retries", "0"});
+  auto r = RunCommand(Triage(dir, {"--findings", kFindings, "--base-priority", "2", "--llm-url",
+                                   "http://127.0.0.1:9/v1", "--max-retries", "0"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("the rules planner decided instead"));
   Result<Json> result = ParseJson(r.out);
@@ -175,6 +189,8 @@ TEST(TriageCliTest, WorklistWithACorruptCase) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("is not a directory"));
 }
+
+INSTANTIATE_TEST_SUITE_P(Record, TriageCliRecordTest, testing::kRecordVias, testing::RecordViaName);
 
 }  // namespace
 }  // namespace medreact

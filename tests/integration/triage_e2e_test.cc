@@ -3,7 +3,9 @@
 // hand-made record with active warfarin and INR 2.3 (seed 001's example).
 // Native tool calling and the text protocol each run a three-step
 // investigation; the worklist runs several cases concurrently against one
-// server (script "select": "by_turn").
+// server (script "select": "by_turn"). Every test runs twice (issue 28): the
+// record from a bundle, and the same record served by the loopback FHIR
+// fixture server and read over REST; a last test compares the two results.
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -16,6 +18,7 @@
 #include "medreact/text_protocol.h"
 #include "mockllm/mock_server.h"
 #include "testing/fhir_builders.h"
+#include "testing/record_via.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -62,12 +65,12 @@ Json TextScript() {
                  "CRITICAL_FINDINGS: [\"Anticoagulation failure\", \"PE on therapeutic warfarin\",]")}}};
 }
 
-std::shared_ptr<const FhirStore> PeStore() {
-  Result<FhirStore> store = FhirStore::FromJson(testing::PeOnWarfarinBundle(), "test bundle");
-  EXPECT_TRUE(store.ok());
-  EXPECT_TRUE(store->SetAsOf("2025-06-13").ok());
-  return std::make_shared<const FhirStore>(std::move(store).value());
-}
+class TriageE2ETest : public ::testing::TestWithParam<testing::RecordVia> {
+ protected:
+  std::shared_ptr<const FhirStore> PeStore() { return record_.Store(testing::PeOnWarfarinBundle(), "2025-06-13"); }
+
+  testing::RecordServer record_{GetParam()};
+};
 
 std::shared_ptr<ChatModel> Client(const MockLlmServer& server, bool text) {
   OpenAIOptions options;
@@ -94,7 +97,7 @@ void ExpectAnticoagulationFailure(const TriageOutcome& out) {
   EXPECT_EQ(reasoning["errors"], nullptr);
 }
 
-TEST(TriageE2ETest, NativeToolCallingThreeStepInvestigation) {
+TEST_P(TriageE2ETest, NativeToolCallingThreeStepInvestigation) {
   MockLlmServer server(*MockLlmServer::ParseScript(NativeScript()));
   ASSERT_TRUE(server.Start().ok());
   TriageConfig config;
@@ -124,7 +127,7 @@ TEST(TriageE2ETest, NativeToolCallingThreeStepInvestigation) {
   EXPECT_THAT(fourth.back()["content"].get<std::string>(), HasSubstr("2.3"));
 }
 
-TEST(TriageE2ETest, TextProtocolThreeStepInvestigation) {
+TEST_P(TriageE2ETest, TextProtocolThreeStepInvestigation) {
   MockLlmServer server(*MockLlmServer::ParseScript(TextScript()));
   ASSERT_TRUE(server.Start().ok());
   TriageConfig config;
@@ -151,7 +154,7 @@ TEST(TriageE2ETest, TextProtocolThreeStepInvestigation) {
   EXPECT_THAT(last.back()["content"].get<std::string>(), HasSubstr("2.3"));
 }
 
-TEST(TriageE2ETest, ServerThatRefusesEveryCallFallsBackToRules) {
+TEST_P(TriageE2ETest, ServerThatRefusesEveryCallFallsBackToRules) {
   Json script = {{"responses", {{{"status", 503}, {"body", "{\"error\": {\"message\": \"overloaded\"}}"}}}},
                  {"on_exhausted", "repeat_last"}};
   MockLlmServer server(*MockLlmServer::ParseScript(script));
@@ -165,7 +168,7 @@ TEST(TriageE2ETest, ServerThatRefusesEveryCallFallsBackToRules) {
   EXPECT_EQ(out.result["priority_level"], 1);
 }
 
-TEST(TriageE2ETest, WorklistRunsCasesConcurrentlyAgainstOneServer) {
+TEST_P(TriageE2ETest, WorklistRunsCasesConcurrentlyAgainstOneServer) {
   Json script = NativeScript();
   script["select"] = "by_turn";  // each conversation gets its own next turn, whatever the interleaving
   for (Json& entry : script["responses"]) entry["delay_ms"] = 20;
@@ -178,9 +181,15 @@ TEST(TriageE2ETest, WorklistRunsCasesConcurrentlyAgainstOneServer) {
   for (int i = 0; i < kCases; ++i) {
     const std::string name = "case-" + std::to_string(i);
     std::filesystem::create_directories(dir.File(name));
-    dir.Write(name + "/fhir.json", bundle);
     dir.Write(name + "/findings.txt", kFindings);
-    dir.Write(name + "/case.json", R"({"base_priority": 2, "as_of": "2025-06-13"})");
+    if (GetParam() == testing::RecordVia::kFile) {
+      dir.Write(name + "/fhir.json", bundle);
+      dir.Write(name + "/case.json", R"({"base_priority": 2, "as_of": "2025-06-13"})");
+    } else {
+      const std::vector<std::string> args = record_.Args(testing::PeOnWarfarinBundle(), dir, name + "/unused.json");
+      dir.Write(name + "/case.json", DumpJson(Json{{"base_priority", 2}, {"as_of", "2025-06-13"},
+                                                   {"fhir_url", args[1]}, {"patient", args[3]}}));
+    }
   }
   WorklistOptions options;
   options.concurrency = 3;
@@ -196,6 +205,37 @@ TEST(TriageE2ETest, WorklistRunsCasesConcurrentlyAgainstOneServer) {
     EXPECT_FALSE(c.fell_back);
   }
   EXPECT_EQ(server.requests().size(), static_cast<size_t>(4 * kCases));
+}
+
+INSTANTIATE_TEST_SUITE_P(Record, TriageE2ETest, testing::kRecordVias, testing::RecordViaName);
+
+// The same triage on the record from the file and over REST: the same result,
+// apart from where the record came from.
+TEST(TriageE2ERecordTest, FileAndRestGiveTheSameResult) {
+  std::vector<Json> results;
+  for (testing::RecordVia via : {testing::RecordVia::kFile, testing::RecordVia::kRest}) {
+    MockLlmServer server(*MockLlmServer::ParseScript(NativeScript()));
+    ASSERT_TRUE(server.Start().ok());
+    testing::RecordServer record(via);
+    TriageConfig config;
+    config.model = Client(server, /*text=*/false);
+    TriageOutcome out = RunTriage(record.Store(testing::PeOnWarfarinBundle(), "2025-06-13"),
+                                  {.findings = kFindings, .base_priority = 2}, config);
+    ASSERT_EQ(out.status, RunStatus::kFinished);
+    Json result = ParseJson(DumpJson(out.result)).value();
+    EXPECT_TRUE(result["record"].contains("source"));
+    result["record"].erase("source");
+    for (const char* timing : {"elapsed_ms", "duration_ms", "timestamp", "run_id"}) result.erase(timing);
+    result["agent_reasoning"].erase("elapsed_ms");
+    // The tool results the model read, in order.
+    Json tool_messages = Json::array();
+    for (const Json& req : server.requests()) tool_messages.push_back(req["body"]["messages"].back());
+    result["model_saw"] = tool_messages;
+    results.push_back(result);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], results[1]) << DumpJson(results[0], 2) << "\n---\n" << DumpJson(results[1], 2);
+  // The file run's record source was the bundle; the other named the server.
 }
 
 }  // namespace

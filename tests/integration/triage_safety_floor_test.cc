@@ -4,7 +4,9 @@
 // evidence is held at the findings reader's level and flagged for a person;
 // with a tool result showing the PE on record before, the decrease stands;
 // critical findings naming what no tool returned are flagged; the flag shows
-// in the worklist's JSON and table.
+// in the worklist's JSON and table. Every test runs twice (issue 28): the
+// record from a bundle, and served by the loopback FHIR fixture server and
+// read over REST.
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -15,6 +17,7 @@
 #include "medreact/openai.h"
 #include "mockllm/mock_server.h"
 #include "testing/fhir_builders.h"
+#include "testing/record_via.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -55,12 +58,6 @@ Json Record(bool known_pe) {
   return testing::PatientBundle(std::move(resources));
 }
 
-std::shared_ptr<const FhirStore> Store(bool known_pe) {
-  Result<FhirStore> store = FhirStore::FromJson(Record(known_pe), "test bundle");
-  EXPECT_TRUE(store.ok());
-  EXPECT_TRUE(store->SetAsOf("2025-06-13").ok());
-  return std::make_shared<const FhirStore>(std::move(store).value());
-}
 
 std::shared_ptr<ChatModel> Client(const MockLlmServer& server) {
   OpenAIOptions options;
@@ -70,17 +67,24 @@ std::shared_ptr<ChatModel> Client(const MockLlmServer& server) {
   return MakeOpenAIModel(options);
 }
 
-TriageOutcome TriageWith(const Json& script, bool known_pe) {
-  MockLlmServer server(*MockLlmServer::ParseScript(script));
-  EXPECT_TRUE(server.Start().ok());
-  TriageConfig config;
-  config.model = Client(server);
-  return RunTriage(Store(known_pe), {.findings = kAcutePe}, config);
-}
+class TriageSafetyFloorTest : public ::testing::TestWithParam<testing::RecordVia> {
+ protected:
+  std::shared_ptr<const FhirStore> Store(bool known_pe) { return record_.Store(Record(known_pe), "2025-06-13"); }
+
+  TriageOutcome TriageWith(const Json& script, bool known_pe) {
+    MockLlmServer server(*MockLlmServer::ParseScript(script));
+    EXPECT_TRUE(server.Start().ok());
+    TriageConfig config;
+    config.model = Client(server);
+    return RunTriage(Store(known_pe), {.findings = kAcutePe}, config);
+  }
+
+  testing::RecordServer record_{GetParam()};
+};
 
 std::string Reasons(const OrderedJson& result) { return DumpJson(result["review_reasons"]); }
 
-TEST(TriageSafetyFloorTest, ADecreaseOnAnAcutePeWithNoEvidenceIsHeldAndFlagged) {
+TEST_P(TriageSafetyFloorTest, ADecreaseOnAnAcutePeWithNoEvidenceIsHeldAndFlagged) {
   // The model calls no tool and answers DECREASE.
   const Json script = {{"responses", {Submit("call_1", "DECREASE", Json::array())}}};
   TriageOutcome out = TriageWith(script, /*known_pe=*/false);
@@ -94,7 +98,7 @@ TEST(TriageSafetyFloorTest, ADecreaseOnAnAcutePeWithNoEvidenceIsHeldAndFlagged) 
   EXPECT_THAT(out.result["rationale"].get<std::string>(), HasSubstr("for a person to review"));
 }
 
-TEST(TriageSafetyFloorTest, ADecreaseAfterToolsThatShowNothingOldIsStillHeld) {
+TEST_P(TriageSafetyFloorTest, ADecreaseAfterToolsThatShowNothingOldIsStillHeld) {
   // Tools were called, but none shows the PE on record before.
   const Json script = {{"responses",
                         {Turn(Call("call_1", "check_medication_status", {{"medication_name", "anticoag"}})),
@@ -107,7 +111,7 @@ TEST(TriageSafetyFloorTest, ADecreaseAfterToolsThatShowNothingOldIsStillHeld) {
   EXPECT_THAT(Reasons(out.result), HasSubstr("held at CRITICAL"));
 }
 
-TEST(TriageSafetyFloorTest, ADecreaseWithTheRecordShowingTheFindingKnownStands) {
+TEST_P(TriageSafetyFloorTest, ADecreaseWithTheRecordShowingTheFindingKnownStands) {
   const Json script = {{"responses",
                         {Turn(Call("call_1", "search_clinical_history", {{"query", "embol"}})),
                          Submit("call_2", "DECREASE", {"Known pulmonary embolism, recorded 2025-05-12"})}}};
@@ -120,14 +124,14 @@ TEST(TriageSafetyFloorTest, ADecreaseWithTheRecordShowingTheFindingKnownStands) 
               HasSubstr("The decrease stands on the record: search_clinical_history"));
 }
 
-TEST(TriageSafetyFloorTest, AnIncreaseIsNeverHeld) {
+TEST_P(TriageSafetyFloorTest, AnIncreaseIsNeverHeld) {
   const Json script = {{"responses", {Submit("call_1", "INCREASE", Json::array())}}};
   TriageOutcome out = TriageWith(script, /*known_pe=*/false);
   EXPECT_EQ(out.result["priority_level"], 1);
   EXPECT_EQ(out.result["needs_review"], false) << Reasons(out.result);
 }
 
-TEST(TriageSafetyFloorTest, InventedCriticalFindingsAreFlagged) {
+TEST_P(TriageSafetyFloorTest, InventedCriticalFindingsAreFlagged) {
   const Json script = {
       {"responses",
        {Turn(Call("call_1", "check_medication_status", {{"medication_name", "anticoag"}})),
@@ -151,15 +155,22 @@ TEST(TriageSafetyFloorTest, InventedCriticalFindingsAreFlagged) {
   EXPECT_EQ(out.result["agent_reasoning"]["critical_findings"].size(), 4u);
 }
 
-TEST(TriageSafetyFloorTest, TheWorklistShowsTheFlagInItsJsonAndTable) {
+TEST_P(TriageSafetyFloorTest, TheWorklistShowsTheFlagInItsJsonAndTable) {
   Json script = {{"responses", {Submit("call_1", "DECREASE", Json::array())}}, {"select", "by_turn"}};
   MockLlmServer server(*MockLlmServer::ParseScript(script));
   ASSERT_TRUE(server.Start().ok());
   testing::TempDir dir;
   std::filesystem::create_directories(dir.File("pe-lowered"));
-  dir.Write("pe-lowered/fhir.json", DumpJson(Record(false)));
   dir.Write("pe-lowered/findings.txt", kAcutePe);
-  dir.Write("pe-lowered/case.json", R"({"as_of": "2025-06-13"})");
+  if (GetParam() == testing::RecordVia::kFile) {
+    dir.Write("pe-lowered/fhir.json", DumpJson(Record(false)));
+    dir.Write("pe-lowered/case.json", R"({"as_of": "2025-06-13"})");
+  } else {
+    testing::TempDir scratch;
+    const std::vector<std::string> args = record_.Args(Record(false), scratch);
+    dir.Write("pe-lowered/case.json",
+              DumpJson(Json{{"as_of", "2025-06-13"}, {"fhir_url", args[1]}, {"patient", args[3]}}));
+  }
   testing::TempDir out;
   WorklistOptions options;
   options.concurrency = 1;
@@ -182,6 +193,8 @@ TEST(TriageSafetyFloorTest, TheWorklistShowsTheFlagInItsJsonAndTable) {
   EXPECT_THAT(table, HasSubstr("needs review by a person (1)"));
   EXPECT_THAT(table, HasSubstr("pe-lowered: the model lowered"));
 }
+
+INSTANTIATE_TEST_SUITE_P(Record, TriageSafetyFloorTest, testing::kRecordVias, testing::RecordViaName);
 
 }  // namespace
 }  // namespace medreact

@@ -17,6 +17,7 @@
 #include "apps/triage/worklist.h"
 #include "testing/fake_model.h"
 #include "testing/fhir_builders.h"
+#include "testing/record_via.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -29,12 +30,14 @@ using ::testing::StartsWith;
 
 const char kPeFindings[] = "Filling defect in right pulmonary artery consistent with acute pulmonary embolism";
 
-std::shared_ptr<const FhirStore> Store(const Json& bundle) {
-  Result<FhirStore> store = FhirStore::FromJson(bundle, "test bundle");
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_TRUE(store->SetAsOf("2025-06-13").ok());
-  return std::make_shared<const FhirStore>(std::move(store).value());
-}
+// RunTriage's tests run twice (issue 28): the record from a bundle, and the
+// same record served by the loopback FHIR fixture and read over REST.
+class RunTriageTest : public ::testing::TestWithParam<testing::RecordVia> {
+ protected:
+  std::shared_ptr<const FhirStore> Store(const Json& bundle) { return record_.Store(bundle, "2025-06-13"); }
+  testing::RecordServer record_{GetParam()};
+};
+INSTANTIATE_TEST_SUITE_P(Record, RunTriageTest, testing::kRecordVias, testing::RecordViaName);
 
 std::vector<std::string> KeysInOrder(const OrderedJson& object) {
   std::vector<std::string> keys;
@@ -135,7 +138,7 @@ TEST(TriagePromptsTest, TheFinalBlockReaderTakesEveryShapeSmallModelsWrite) {
 
 // --- RunTriage -------------------------------------------------------------------
 
-TEST(RunTriageTest, NativeModelInvestigatesAndSubmits) {
+TEST_P(RunTriageTest, NativeModelInvestigatesAndSubmits) {
   auto model = std::make_shared<testing::FakeModel>();
   model->PushCalls({{"get_patient_manifest", "{}"}});
   model->PushCalls({{"check_medication_status", R"({"medication_name": "anticoag"})"}});
@@ -186,7 +189,7 @@ TEST(RunTriageTest, NativeModelInvestigatesAndSubmits) {
   EXPECT_THAT(requests[3].messages.back().content, HasSubstr("2.3"));
 }
 
-TEST(RunTriageTest, UnreachableModelFallsBackToTheRulesPlanner) {
+TEST_P(RunTriageTest, UnreachableModelFallsBackToTheRulesPlanner) {
   auto model = std::make_shared<testing::FakeModel>();
   model->SetDefault([](const ModelRequest&, const ModelCallContext&) -> Result<ModelResponse> {
     return Status::Unavailable("connection refused (127.0.0.1:9)");
@@ -216,7 +219,7 @@ TEST(RunTriageTest, UnreachableModelFallsBackToTheRulesPlanner) {
   EXPECT_EQ(out.result["agent_reasoning"]["risk_adjustment"], "NONE");
 }
 
-TEST(RunTriageTest, AModelThatAnsweredOnceIsNotReplaced) {
+TEST_P(RunTriageTest, AModelThatAnsweredOnceIsNotReplaced) {
   // One good turn, then failures: the model did answer, so its run stands.
   auto model = std::make_shared<testing::FakeModel>();
   model->PushCalls({{"get_patient_manifest", "{}"}});
@@ -233,7 +236,7 @@ TEST(RunTriageTest, AModelThatAnsweredOnceIsNotReplaced) {
   EXPECT_FALSE(out.result["agent_reasoning"]["errors"].is_null());
 }
 
-TEST(RunTriageTest, NoAgentIsTheStaticBaseline) {
+TEST_P(RunTriageTest, NoAgentIsTheStaticBaseline) {
   auto model = std::make_shared<testing::FakeModel>();
   TriageConfig config;
   config.model = model;
@@ -248,7 +251,7 @@ TEST(RunTriageTest, NoAgentIsTheStaticBaseline) {
   EXPECT_EQ(out.result["agent_reasoning"]["iterations"], 0);
 }
 
-TEST(RunTriageTest, ALimitKeepsTheBasePriorityAndSaysWhy) {
+TEST_P(RunTriageTest, ALimitKeepsTheBasePriorityAndSaysWhy) {
   auto model = std::make_shared<testing::FakeModel>();
   int n = 0;
   model->SetDefault([&n](const ModelRequest& request, const ModelCallContext&) -> Result<ModelResponse> {

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,9 +23,12 @@
 #include "apps/triage/rules_planner.h"
 #include "apps/triage/triage_policy.h"
 #include "medreact/agent.h"
+#include "testing/fhir_fixture_server.h"
 #include "testing/fixtures.h"
 #include "testing/triage_drive.h"
+#include "testing/record_via.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/fhir/fhir_rest.h"
 #include "tools/fhir/fhir_store.h"
 
 namespace medreact {
@@ -133,10 +137,13 @@ TEST(WorklistExamplesTest, HasTheRequiredCases) {
   EXPECT_TRUE(fs::exists(fs::path(kWorklistDir) / "README.md"));
 }
 
-class WorklistExampleTest : public ::testing::TestWithParam<std::string> {};
+// Each case twice (issue 28): its fhir.json read as a file, and served by the
+// loopback FHIR fixture and read over REST.
+class WorklistExampleTest : public ::testing::TestWithParam<std::tuple<std::string, testing::RecordVia>> {};
 
 TEST_P(WorklistExampleTest, RulesPlannerGivesTheExpectedPriority) {
-  const std::string name = GetParam();
+  const std::string name = std::get<0>(GetParam());
+  const testing::RecordVia via = std::get<1>(GetParam());
   SCOPED_TRACE("case " + name);
   const fs::path dir = fs::path(kWorklistDir) / name;
 
@@ -167,8 +174,17 @@ TEST_P(WorklistExampleTest, RulesPlannerGivesTheExpectedPriority) {
   if (name.find("synthea") != std::string::npos) {
     EXPECT_FALSE(synthea_source.empty()) << "a synthea case must hold a verbatim fixture bundle";
   }
+  testing::FhirFixtureServer server({.everything = true});
   Result<FhirStore> store = FhirStore::LoadFile((dir / "fhir.json").string());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
+  if (via == testing::RecordVia::kRest) {
+    server.AddBundle(ParseJson(bundle_text).value());
+    ASSERT_TRUE(server.Start());
+    const size_t file_resources = store->resources().size();
+    store = ReadFhirPatient(server.base_url(), store->patient_id(), {});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_EQ(store->resources().size(), file_resources);
+  }
   if (synthea_source.empty()) {
     EXPECT_TRUE(store->warnings().empty()) << store->warnings().front();
     EXPECT_LE(bundle_text.size(), 16u * 1024) << "hand-made bundles stay small";
@@ -222,13 +238,14 @@ TEST_P(WorklistExampleTest, RulesPlannerGivesTheExpectedPriority) {
   EXPECT_EQ(result["agent_reasoning"]["errors"], nullptr) << result["agent_reasoning"]["errors"].dump();
 }
 
-std::string CaseTestName(const ::testing::TestParamInfo<std::string>& info) {
+std::string CaseTestName(const ::testing::TestParamInfo<std::tuple<std::string, testing::RecordVia>>& info) {
   std::string out;
-  for (char c : info.param) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
+  for (char c : std::get<0>(info.param)) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out + (std::get<1>(info.param) == testing::RecordVia::kFile ? "" : "_Rest");
 }
 
-INSTANTIATE_TEST_SUITE_P(Worklist, WorklistExampleTest, ::testing::ValuesIn(CaseNames()), CaseTestName);
+INSTANTIATE_TEST_SUITE_P(Worklist, WorklistExampleTest,
+                         ::testing::Combine(::testing::ValuesIn(CaseNames()), testing::kRecordVias), CaseTestName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(WorklistExampleTest);
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "tools/fhir/fhir_rest.h"
+
 namespace medreact {
 
 Result<std::shared_ptr<ToolRegistry>> ChatTools(std::vector<std::string> packs, const PackContext& context,
@@ -34,7 +36,7 @@ namespace {
 // A path as the user gave it, made absolute (lexically: the file may be gone
 // by the time a resume reads it, which then fails naming it).
 std::string AbsolutePath(const std::string& path) {
-  if (path.empty()) return path;
+  if (path.empty() || IsFhirPatientUrl(path)) return path;  // a record on a FHIR server
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
   return ec ? path : abs.lexically_normal().string();

@@ -9,6 +9,7 @@
 #include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/fhir/fhir_rest.h"
 
 namespace medreact {
 namespace {
@@ -148,7 +149,7 @@ Status BadInputs(const std::string& field, const std::string& want) {
 // A path made absolute lexically (the file may be gone when a resume reads
 // it, which then fails naming it).
 std::string AbsolutePath(const std::string& path) {
-  if (path.empty()) return path;
+  if (path.empty() || IsFhirPatientUrl(path)) return path;  // a record on a FHIR server
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
   return ec ? path : abs.lexically_normal().string();

@@ -19,6 +19,7 @@
 #include "medreact/trace.h"
 #include "store/run_recorder.h"
 #include "tools/fhir/fhir_pack.h"
+#include "tools/fhir/fhir_rest.h"
 #include "tools/rag/corpus_files.h"
 
 namespace medreact {
@@ -49,11 +50,12 @@ Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage,
   Result<Json> parsed = ParseJson(*text);
   if (!parsed.ok()) return Status::ParseError(path.string() + ": " + parsed.status().message());
   if (!parsed->is_object()) return Status::InvalidArgument(path.string() + ": expected a JSON object");
-  static const std::set<std::string> kKeys = {"base_priority", "as_of", "description", "expected"};
+  static const std::set<std::string> kKeys = {"base_priority", "as_of", "description", "expected", "fhir_url",
+                                              "patient"};
   for (auto it = parsed->begin(); it != parsed->end(); ++it) {
     if (!kKeys.count(it.key())) {
       return Status::InvalidArgument(path.string() + ": unknown key '" + it.key() +
-                                     "' (known: base_priority, as_of, description, expected)");
+                                     "' (known: base_priority, as_of, description, expected, fhir_url, patient)");
     }
   }
   if (auto it = parsed->find("base_priority"); it != parsed->end()) {
@@ -72,16 +74,45 @@ Status ApplyCaseFile(const fs::path& path, FhirStore& store, TriageCase& triage,
   return Status::OK();
 }
 
+// A case whose record is on a FHIR server: case.json's fhir_url and patient
+// as "<base>/Patient/<id>" (tools/fhir/fhir_rest.h); "" when it names none.
+Result<std::string> CaseRecordUrl(const fs::path& folder) {
+  const fs::path path = folder / "case.json";
+  if (!Exists(path)) return std::string();
+  Result<std::string> text = ReadUserFile(path.string(), "case file", kMaxJsonConfigBytes);
+  if (!text.ok()) return text.status();
+  Result<Json> parsed = ParseJson(*text);
+  if (!parsed.ok() || !parsed->is_object()) return std::string();  // ApplyCaseFile names the problem
+  const std::string url = StringOr(*parsed, "fhir_url");
+  const std::string patient = StringOr(*parsed, "patient");
+  if (url.empty() && patient.empty()) return std::string();
+  if (url.empty() || patient.empty()) {
+    return Status::InvalidArgument(path.string() + ": fhir_url and patient go together");
+  }
+  const std::string locator = FhirPatientUrl(url, patient);
+  if (!IsFhirPatientUrl(locator)) return Status::InvalidArgument(path.string() + ": fhir_url must be an http(s) URL");
+  return locator;
+}
+
 Result<LoadedCase> LoadCase(const fs::path& folder) {
   fs::path record = folder / "fhir.json";
   if (!Exists(record)) record = folder / "fhir.ndjson";
-  if (!Exists(record)) return Status::NotFound("no fhir.json or fhir.ndjson in '" + folder.string() + "'");
+  Result<std::string> url = CaseRecordUrl(folder);
+  if (!url.ok()) return url.status();
+  if (!url->empty() && Exists(record)) {
+    return Status::InvalidArgument("'" + folder.string() + "' has both a record file and fhir_url in case.json");
+  }
+  if (url->empty() && !Exists(record)) {
+    return Status::NotFound("no fhir.json or fhir.ndjson (or fhir_url in case.json) in '" + folder.string() + "'");
+  }
   // Cases run side by side: each holds only what the fhir tools read.
-  Result<FhirStore> store = FhirStore::LoadFile(record.string(), FhirPackResourceTypes());
+  Result<FhirStore> store = url->empty() ? FhirStore::LoadFile(record.string(), FhirPackResourceTypes())
+                                         : LoadFhirRecord(*url);
   if (!store.ok()) return store.status();
+  if (!url->empty()) store->KeepOnly(FhirPackResourceTypes());
 
   LoadedCase loaded;
-  loaded.record_path = record.string();
+  loaded.record_path = url->empty() ? record.string() : *url;
   Result<std::string> findings = ReadUserFile((folder / "findings.txt").string(), "findings", kMaxTextInputBytes);
   if (!findings.ok() && findings.status().code() == StatusCode::kNotFound) {
     return Status::NotFound("no findings.txt in '" + folder.string() + "'");
@@ -399,6 +430,10 @@ std::string CaseDigest(const std::string& case_dir, const WorklistOptions& optio
   for (const auto& f : files) {
     if (f.path.filename() == "case.json" && !Exists(f.path)) {
       material += "case.json absent\n";
+      continue;
+    }
+    if (f.path == record && !Exists(f.path)) {  // on a FHIR server: case.json names it
+      material += "record on a FHIR server\n";
       continue;
     }
     Result<std::string> bytes = ReadUserFile(f.path.string(), "case file", f.cap);

@@ -7,6 +7,9 @@
 //   findings.txt                the imaging findings
 //   case.json (optional)        {"base_priority": 1..3, "as_of": "YYYY-MM-DD",
 //                                "description": "...", "expected": {...}}
+//   or, instead of the record file, case.json's "fhir_url" and "patient": the
+//   record read from a FHIR R4 server (tools/fhir/fhir_rest.h; its auth from
+//   the environment, MEDREACT_FHIR_*)
 // A broken case (missing or malformed file, blank findings, bad case.json) is
 // reported with a precise error and never stops the others.
 //

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "medreact/json.h"
@@ -81,6 +82,9 @@ class FhirStore {
 
   // Entries or lines that were skipped, each naming its index or line number.
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Adds a warning about the record as a whole (setup: a FHIR server's
+  // OperationOutcome warning when the record was read over REST).
+  void AddWarning(std::string warning) { warnings_.push_back(std::move(warning)); }
 
   // The date treated as today by the tools.
   std::chrono::sys_days as_of() const { return as_of_; }
