@@ -41,6 +41,7 @@ int FuzzImagingReply(const uint8_t* data, size_t size);    // imaging::Read{Clas
 int FuzzRunState(const uint8_t* data, size_t size);        // RunStore::LatestState over a damaged checkpoint row
 int FuzzMultipart(const uint8_t* data, size_t size);       // server::ParseMultipart + SafeUploadName
 int FuzzMcpMessage(const uint8_t* data, size_t size);      // mcp::McpServer::Handle over the calc pack (fuzz_mcp.cc)
+int FuzzOtel(const uint8_t* data, size_t size);            // otel::ParseTraceparent + TracerOptionsFromEnv
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

@@ -67,7 +67,7 @@ class Research {
     model_ = std::move(model);
     may_fall_back_ = may_fall_back;
     started_ = std::chrono::steady_clock::now();
-    GraphRunOptions options{.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel};
+    GraphRunOptions options{.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel, .trace_name = "research"};
     Json graph_state{{"next", "manager"}};
     if (resume) {
       if (Status s = RestoreState(*resume); !s.ok()) {
@@ -613,6 +613,7 @@ class Research {
                                     bool stream = false, const RunState* resume = nullptr) {
     if (!BreakCondition(/*rounds=*/false).empty()) return std::nullopt;
     AgentOptions options;
+    options.agent_name = "research";
     options.system_prompt = std::move(system_prompt);
     options.max_steps = config_.max_steps_per_agent;
     options.timeout = deadline_.is_never() ? Millis(0) : std::max(Millis(1), deadline_.remaining());
