@@ -48,6 +48,7 @@ class OtlpReceiver {
       res.status = status_;
       res.set_content("{}", "application/json");
     });
+    server_.set_keep_alive_max_count(1);  // no idle connection for Stop() to wait out
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ <= 0) return false;
     thread_ = std::thread([this] {
