@@ -90,29 +90,61 @@ uint64_t UnixNanos() {
           .count());
 }
 
-Json AttributeJson(const AttributeValue& value) {
-  return std::visit(
-      [](const auto& v) -> Json {
+// OTLP JSON is written directly, not through nlohmann objects (a run's six
+// spans as Json values cost more CPU than the rest of tracing together).
+// Strings are quoted by nlohmann's serialiser (escapes, invalid UTF-8 replaced).
+void AppendQuoted(std::string& out, const std::string& text) {
+  bool plain = true;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
+  out += DumpJson(Json(text));
+}
+
+void AppendValue(std::string& out, const AttributeValue& value) {
+  std::visit(
+      [&out](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          return Json{{"stringValue", v}};
+          out += "{\"stringValue\":";
+          AppendQuoted(out, v);
+          out += '}';
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          return Json{{"intValue", std::to_string(v)}};  // int64 as a decimal string (OTLP JSON)
+          out += "{\"intValue\":\"" + std::to_string(v) + "\"}";  // int64 as a decimal string (OTLP JSON)
         } else if constexpr (std::is_same_v<T, double>) {
-          return Json{{"doubleValue", v}};
+          out += "{\"doubleValue\":" + DumpJson(Json(v)) + "}";  // NaN and infinities as null
         } else if constexpr (std::is_same_v<T, bool>) {
-          return Json{{"boolValue", v}};
+          out += v ? "{\"boolValue\":true}" : "{\"boolValue\":false}";
         } else {
-          Json values = Json::array();
-          for (const std::string& s : v) values.push_back(Json{{"stringValue", s}});
-          return Json{{"arrayValue", Json{{"values", std::move(values)}}}};
+          out += "{\"arrayValue\":{\"values\":[";
+          for (size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) out += ',';
+            out += "{\"stringValue\":";
+            AppendQuoted(out, v[i]);
+            out += '}';
+          }
+          out += "]}}";
         }
       },
       value);
 }
 
-Json KeyValue(const std::string& key, const AttributeValue& value) {
-  return Json{{"key", key}, {"value", AttributeJson(value)}};
+void AppendKeyValue(std::string& out, const std::string& key, const AttributeValue& value) {
+  out += "{\"key\":";
+  AppendQuoted(out, key);
+  out += ",\"value\":";
+  AppendValue(out, value);
+  out += '}';
 }
 
 // Registry of every tracer installed (immortal), for GlobalTracerStats.
@@ -344,29 +376,42 @@ Result<std::optional<TracerOptions>> TracerOptionsFromEnv(const std::function<co
 // ---- The exporter --------------------------------------------------------------
 
 std::string OtlpJsonBody(const TracerOptions& options, const std::vector<std::unique_ptr<SpanData>>& spans) {
-  Json out_spans = Json::array();
-  for (const auto& s : spans) {
-    Json attributes = Json::array();
-    for (const auto& [k, v] : s->attributes) attributes.push_back(KeyValue(k, v));
-    Json span{{"traceId", s->context.TraceIdHex()},
-              {"spanId", s->context.SpanIdHex()},
-              {"name", s->name},
-              {"kind", static_cast<int>(s->kind)},
-              {"startTimeUnixNano", std::to_string(s->start_unix_nanos)},
-              {"endTimeUnixNano", std::to_string(s->end_unix_nanos)},
-              {"attributes", std::move(attributes)},
-              {"status", s->error ? Json{{"code", 2}, {"message", s->status_message}} : Json::object()}};
-    if (!AllZero(s->parent_span_id)) span["parentSpanId"] = Hex(s->parent_span_id);
-    out_spans.push_back(std::move(span));
+  std::string out;
+  out.reserve(256 + 700 * spans.size());
+  out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[";
+  AppendKeyValue(out, "service.name", options.service_name);
+  out += ',';
+  AppendKeyValue(out, "telemetry.sdk.name", std::string("medreact"));
+  out += ',';
+  AppendKeyValue(out, "telemetry.sdk.language", std::string("cpp"));
+  out += "]},\"scopeSpans\":[{\"scope\":{\"name\":\"medreact\"},\"spans\":[";
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const SpanData& s = *spans[i];
+    if (i > 0) out += ',';
+    out += "{\"traceId\":\"" + s.context.TraceIdHex() + "\",\"spanId\":\"" + s.context.SpanIdHex() + '"';
+    if (!AllZero(s.parent_span_id)) out += ",\"parentSpanId\":\"" + Hex(s.parent_span_id) + '"';
+    out += ",\"name\":";
+    AppendQuoted(out, s.name);
+    out += ",\"kind\":" + std::to_string(static_cast<int>(s.kind));
+    out += ",\"startTimeUnixNano\":\"" + std::to_string(s.start_unix_nanos) + '"';
+    out += ",\"endTimeUnixNano\":\"" + std::to_string(s.end_unix_nanos) + '"';
+    out += ",\"attributes\":[";
+    for (size_t a = 0; a < s.attributes.size(); ++a) {
+      if (a > 0) out += ',';
+      AppendKeyValue(out, s.attributes[a].first, s.attributes[a].second);
+    }
+    out += "],\"status\":";
+    if (s.error) {
+      out += "{\"code\":2,\"message\":";
+      AppendQuoted(out, s.status_message);
+      out += '}';
+    } else {
+      out += "{}";
+    }
+    out += '}';
   }
-  Json resource{{"attributes", Json::array({KeyValue("service.name", options.service_name),
-                                            KeyValue("telemetry.sdk.name", std::string("medreact")),
-                                            KeyValue("telemetry.sdk.language", std::string("cpp"))})}};
-  Json body{{"resourceSpans",
-             Json::array({Json{{"resource", std::move(resource)},
-                               {"scopeSpans", Json::array({Json{{"scope", Json{{"name", "medreact"}}},
-                                                                {"spans", std::move(out_spans)}}})}}})}};
-  return DumpJson(body);
+  out += "]}]}]}";
+  return out;
 }
 
 class Tracer::Impl {
