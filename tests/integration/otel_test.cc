@@ -15,6 +15,7 @@
 #include "apps/chat/chat_app.h"
 #include "core/log.h"
 #include "core/otel.h"
+#include "llm/anthropic_client.h"
 #include "medreact/json.h"
 #include "medreact/openai.h"
 #include "testing/build_paths.h"
@@ -165,6 +166,30 @@ TEST(OtelTest, AChatRunWithAToolExportsOneTraceOfRunStepModelAndToolSpans) {
     expected.insert("00-" + c->value("traceId", "") + "-" + c->value("spanId", "") + "-01");
   }
   EXPECT_EQ(sent, expected);
+}
+
+TEST(OtelTest, AnAnthropicModelCallIsAChatSpanOfProviderAnthropicAndCarriesItsTraceparent) {
+  OtlpReceiver receiver;
+  ASSERT_TRUE(receiver.Start());
+  TracerScope tracing(receiver.traces_url());
+  testing::ScriptedServer model(Json{{"responses", Json::array({Json{{"message", {{"content", "391"}}}}})}});
+  AnthropicOptions client;
+  client.base_url = model.url();
+  client.model = "claude-test";
+  client.max_retries = 0;
+  RunResult r = RunChat(MakeAnthropicModel(client), std::make_shared<ToolRegistry>(), "17*23?", {});
+  ASSERT_EQ(r.status, RunStatus::kFinished) << r.error;
+  ASSERT_TRUE(tracing.tracer->Flush(Millis(10'000)));
+  const Json spans = receiver.Spans();
+  const Json* chat = Named(spans, "chat claude-test");
+  ASSERT_NE(chat, nullptr) << spans.dump(1);
+  EXPECT_EQ(chat->value("kind", 0), 3);
+  EXPECT_EQ(Str(*chat, "gen_ai.provider.name"), "anthropic");
+  EXPECT_EQ(Str(*chat, "gen_ai.system"), "anthropic");
+  EXPECT_EQ(Str(*chat, "gen_ai.request.model"), "claude-test");
+  ASSERT_EQ(model.server->requests().size(), 1u);
+  EXPECT_EQ(model.server->requests()[0]["headers"].value("traceparent", ""),
+            "00-" + chat->value("traceId", "") + "-" + chat->value("spanId", "") + "-01");
 }
 
 TEST(OtelTest, AFhirRunExportsNoNoteTextArgumentsOrPatientIdentifier) {
