@@ -171,14 +171,18 @@ Result<size_t> PositiveNumber(const std::function<const char*(const char*)>& get
   if (raw == nullptr || IsBlank(raw)) return fallback;
   const std::string text = Trim(raw);
   size_t value = 0;
+  constexpr size_t kMax = 100'000'000;
   for (char c : text) {
-    if (c < '0' || c > '9' || value > 100'000'000) {
-      return Status::InvalidArgument(std::string(name) + " must be a positive whole number (got " +
-                                     std::to_string(text.size()) + " characters that are not one)");
+    if (c < '0' || c > '9' || value > kMax) {
+      return Status::InvalidArgument(std::string(name) + " must be a whole number from 1 to " +
+                                     std::to_string(kMax) + " (got " + Preview(text, 40) + ")");
     }
     value = value * 10 + static_cast<size_t>(c - '0');
   }
-  if (value == 0) return Status::InvalidArgument(std::string(name) + " must be at least 1");
+  if (value == 0 || value > kMax) {
+    return Status::InvalidArgument(std::string(name) + " must be a whole number from 1 to " + std::to_string(kMax) +
+                                   " (got " + Preview(text, 40) + ")");
+  }
   return value;
 }
 
