@@ -27,6 +27,7 @@
 #include "apps/triage/safety_floor.h"
 #include "apps/triage/triage_policy.h"
 #include "apps/triage/triage_prompts.h"
+#include "core/otel.h"
 #include "eval/csv.h"
 #include "tools/imaging/dicom_image.h"
 #include "tools/imaging/image_codec.h"
@@ -743,6 +744,48 @@ int FuzzMultipart(const uint8_t* data, size_t size) {
   return 0;
 }
 
+int FuzzOtel(const uint8_t* data, size_t size) {
+  // Input: the first line is a traceparent header; the rest NAME=value lines
+  // of an environment for TracerOptionsFromEnv.
+  const std::string_view text = AsText(data, size);
+  const size_t newline = text.find('\n');
+  const std::string_view header = text.substr(0, newline);
+  if (std::optional<otel::SpanContext> c = otel::ParseTraceparent(header)) {
+    if (!c->valid()) Violated("otel", "an invalid context parsed");
+    // What we write reads back as the same ids.
+    std::optional<otel::SpanContext> again = otel::ParseTraceparent(c->Traceparent());
+    if (!again || again->trace_id != c->trace_id || again->span_id != c->span_id || again->sampled != c->sampled) {
+      Violated("otel", "a parsed traceparent does not round-trip");
+    }
+  }
+  std::map<std::string, std::string> env;
+  if (newline != std::string_view::npos) {
+    std::string_view rest = text.substr(newline + 1);
+    while (!rest.empty()) {
+      const size_t end = rest.find('\n');
+      const std::string_view line = rest.substr(0, end);
+      const size_t eq = line.find('=');
+      if (eq != std::string_view::npos) env[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+      if (end == std::string_view::npos) break;
+      rest.remove_prefix(end + 1);
+    }
+  }
+  Result<std::optional<otel::TracerOptions>> o = otel::TracerOptionsFromEnv([&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() || it->second.find('\0') != std::string::npos ? nullptr : it->second.c_str();
+  });
+  if (o.ok() && o->has_value()) {
+    const otel::TracerOptions& t = **o;
+    if (t.max_export_batch_size > t.max_queue_size || t.max_queue_size == 0) Violated("otel", "batch above the queue");
+    for (const auto& [k, v] : t.headers) {
+      if (k.empty() || v.find('\n') != std::string::npos || v.find('\r') != std::string::npos) {
+        Violated("otel", "a header that cannot be sent");
+      }
+    }
+  }
+  return 0;
+}
+
 int FuzzRunState(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   StateStore& s = FuzzStateStore();
@@ -783,6 +826,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"multipart", FuzzMultipart},
       {"mcp_message", FuzzMcpMessage},
       {"mcp_reply", FuzzMcpReply},
+      {"otel", FuzzOtel},
   };
   return kTargets;
 }

@@ -42,6 +42,7 @@ int FuzzRunState(const uint8_t* data, size_t size);        // RunStore::LatestSt
 int FuzzMultipart(const uint8_t* data, size_t size);       // server::ParseMultipart + SafeUploadName
 int FuzzMcpMessage(const uint8_t* data, size_t size);      // mcp::McpServer::Handle over the calc pack (fuzz_mcp.cc)
 int FuzzMcpReply(const uint8_t* data, size_t size);        // a server's reply through mcp::McpClient: tools/list, tools/call (fuzz_mcp_client.cc)
+int FuzzOtel(const uint8_t* data, size_t size);            // otel::ParseTraceparent + TracerOptionsFromEnv
 
 using FuzzBody = int (*)(const uint8_t*, size_t);
 

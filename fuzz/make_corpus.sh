@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${1:-build-sanitize}
 OUT=${2:-$BUILD_DIR/fuzz-seeds}
-TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts findings literature dicom image research_report imaging_reply run_state multipart mcp_message mcp_reply)
+TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv mock_script note_facts findings literature dicom image research_report imaging_reply run_state multipart mcp_message mcp_reply otel)
 MAX_BYTES=65536
 
 rm -rf "$OUT"

@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json json_repair text_protocol sse chat_completion fhir schema py_literal csv
-                                     mock_script note_facts findings literature dicom image research_report imaging_reply run_state multipart mcp_message mcp_reply)
+                                     mock_script note_facts findings literature dicom image research_report imaging_reply run_state multipart mcp_message mcp_reply otel)
 case "$MODE" in smoke | long) ;; *) echo "run_fuzzers.sh: --mode smoke|long" >&2; exit 2 ;; esac
 
 SEEDS=$BUILD/fuzz-seeds

@@ -138,6 +138,14 @@ struct AgentOptions {
   // token may be shared by many runs (a worklist, a process). Default: a
   // fresh token.
   CancellationToken cancel;
+  // Names the run in traces (OpenTelemetry, README "Tracing with
+  // OpenTelemetry"): the run's span is `invoke_agent <agent_name>` with
+  // gen_ai.agent.name. Default: "" ("medreact")
+  std::string agent_name;
+  // A W3C traceparent the run's trace continues (a server request's
+  // `traceparent` header); ignored when malformed. Default: "" (the calling
+  // thread's current span, else a new trace)
+  std::string traceparent;
 };
 
 extern const char kDefaultSystemPrompt[];

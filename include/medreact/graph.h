@@ -136,6 +136,11 @@ struct GraphRunOptions {
   // .start_step = steps}) goes on exactly from there. Called after
   // on_transition, on the running thread; must not throw. Default: none
   std::function<void(const Json& state, const std::string& next, int steps)> on_checkpoint;
+  // Traces (README "Tracing with OpenTelemetry"): the run's span is
+  // `invoke_agent <trace_name>`, each node's a `step` span current on the
+  // running thread while the node runs (a node's model and tool calls are
+  // its children). Default: "" ("graph")
+  std::string trace_name;
 };
 
 struct GraphRunResult {
@@ -201,6 +206,8 @@ class CompiledGraph {
   friend class StateGraph;
   struct Impl;
   explicit CompiledGraph(std::shared_ptr<const Impl> impl);
+  // Run without its span: the nodes, from the entry (or start_node) on.
+  GraphRunResult RunNodes(Json initial_state, const GraphRunOptions& options) const;
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -77,6 +77,12 @@ struct ModelCallContext {
   Deadline deadline = Deadline::Never();
   CancellationToken cancel;
   std::function<void(std::string_view text_delta)> on_text_delta;  // may be empty
+  // The trace context the call continues (W3C traceparent, "00-<trace
+  // id>-<span id>-01"): the model call's span is its child and the HTTP
+  // request carries it on. The agent sets its step's; a call made on
+  // another thread must set it. Default: "" (the calling thread's current
+  // span, core/otel.h)
+  std::string traceparent;
 };
 
 // How a model calls tools: the server's own tool calling, the text protocol

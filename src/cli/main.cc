@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include "cli/commands.h"
 #include "core/log.h"
+#include "core/otel.h"
 #include "medreact/json.h"
 #include "store/run_recorder.h"
 
@@ -89,5 +90,8 @@ int main(int argc, char** argv) {
               << "\n";
     if (exit_code == medreact::cli::kExitOk) exit_code = medreact::cli::kExitRunFailed;
   }
+  // Spans still queued go to the collector now, waiting at most 5 s
+  // (core/otel.h; a no-op when tracing is off), before static destruction.
+  medreact::otel::ShutdownTracing(medreact::Millis(5'000));
   return exit_code;
 }

@@ -130,10 +130,12 @@ Result<const CurlApi*> OpenCurl() {
 }
 
 // libcurl, loaded and initialised once per process and never unloaded; the
-// Status says why when that failed.
+// Status says why when that failed. Immortal (never destroyed at exit): a
+// thread still sending during static destruction (the trace exporter's
+// final flush, core/otel.h) must find it.
 const Result<const CurlApi*>& Curl() {
-  static const Result<const CurlApi*> loaded = OpenCurl();
-  return loaded;
+  static const auto* loaded = new Result<const CurlApi*>(OpenCurl());
+  return *loaded;
 }
 
 // State shared with the libcurl callbacks of one transfer.

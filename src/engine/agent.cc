@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "core/otel.h"
 #include "core/time_util.h"
 #include "engine/agent_support.h"
 #include "engine/loop_detector.h"
@@ -138,6 +139,14 @@ class Agent::Loop {
   void RecordResponse(const ModelResponse& response, StepRecord& rec);
   ModelCallContext CallContext(Deadline deadline, int step);
   void Emit(Event event);
+  // Traces: the run's span `invoke_agent <name>` and the context the loop's
+  // thread runs in (the run's span; with tracing off, the trace the run
+  // continues, if any, so model requests still carry it on).
+  otel::SpanContext StartRunSpan();
+  void EndRunSpan(RunStatus status);
+  // One step's span (INTERNAL `step`), current on the loop's thread while it
+  // runs: the step's model call and tool calls are its children.
+  StepOutcome TracedStep();
   // The run's deadline has passed, or so little is left that a model call
   // cut at it (the client stops its last attempt just before) counts as a
   // timeout rather than as a model failure.
@@ -191,6 +200,8 @@ class Agent::Loop {
   // reviewer's arguments) sets ckpt_resync_ for one whole copy.
   RunState ckpt_;
   bool ckpt_resync_ = false;
+  // Traces (core/otel.h): the run's span, inactive when tracing is off.
+  otel::Span run_span_;
 };
 
 RunResult Agent::Run(const RunRequest& request) { return Once("Agent::Run", request, nullptr); }
@@ -246,6 +257,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
   // A new run records its input and builds the first messages; a resumed one
   // loads them, and first finishes what its last step left (a turn's calls,
   // or the outcome that ended the run).
+  const otel::ScopedContext trace_scope(StartRunSpan());
   std::optional<StepOutcome> pending;
   if (resume) {
     pending = Restore(*resume);
@@ -276,7 +288,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
         break;
       }
       ++step_;
-      outcome = Step();                         // think() + act()
+      outcome = TracedStep();                   // think() + act()
     }
     if (outcome == StepOutcome::kContinue) continue;
     if (outcome == StepOutcome::kAnswered) break;
@@ -326,6 +338,7 @@ RunResult Agent::Loop::Run(const RunState* resume) {
   Emit({.type = EventType::kRunFinished, .step = step_, .text = result.answer,
         .elapsed_ms = trace_.elapsed_ms,
         .data = Json{{"status", RunStatusName(status)}, {"steps", step_}}});
+  EndRunSpan(status);
   result.trace = std::move(trace_);
   result.messages = std::move(messages_);
   result.answers_checked = answers_checked_;
@@ -509,6 +522,7 @@ Agent::Loop::StepOutcome Agent::Loop::Act(Message assistant, StepRecord rec, Ste
     };
   }
   turn.finished = finished;
+  turn.trace_parent = otel::CurrentContext();  // the step's span: the pool's threads have no current one
   ToolTurnResult done = RunToolTurn(offer_.registry(), assistant.tool_calls, turn, pool_,
                                     [this](Event e) { Emit(std::move(e)); });
   tool_calls_made_ += done.calls_run;
@@ -952,6 +966,7 @@ ModelCallContext Agent::Loop::CallContext(Deadline deadline, int step) {
   ModelCallContext ctx;
   ctx.deadline = deadline;
   ctx.cancel = agent_.cancel_;
+  ctx.traceparent = otel::CurrentTraceparent();  // the step's span (the run's, for the fallback call)
   if (options_.on_event) {
     ctx.on_text_delta = [this, step](std::string_view delta) {
       Emit({.type = EventType::kModelDelta, .step = step, .text = std::string(delta)});
@@ -969,6 +984,59 @@ void Agent::Loop::Emit(Event event) {
   } catch (...) {
     // A faulty sink must not break the run.
   }
+}
+
+otel::SpanContext Agent::Loop::StartRunSpan() {
+  otel::SpanContext remote;
+  if (!options_.traceparent.empty()) {
+    if (std::optional<otel::SpanContext> parsed = otel::ParseTraceparent(options_.traceparent)) remote = *parsed;
+  }
+  const std::string name = options_.agent_name.empty() ? "medreact" : options_.agent_name;
+  run_span_ = otel::StartSpan("invoke_agent " + name, otel::SpanKind::kInternal, remote);
+  if (!run_span_.active()) return remote.valid() ? remote : otel::CurrentContext();
+  run_span_.Set("gen_ai.operation.name", "invoke_agent");
+  run_span_.Set("gen_ai.agent.name", name);
+  run_span_.Set("gen_ai.request.model", agent_.model_->name());
+  run_span_.Set("medreact.model.protocol", agent_.model_->protocol());
+  return run_span_.context();
+}
+
+void Agent::Loop::EndRunSpan(RunStatus status) {
+  if (!run_span_.active()) return;
+  run_span_.Set("medreact.run.id", trace_.run_id);
+  run_span_.Set("medreact.run.status", RunStatusName(status));
+  run_span_.Set("medreact.run.steps", step_);
+  run_span_.Set("medreact.run.tool_calls", tool_calls_made_);
+  run_span_.Set("gen_ai.usage.input_tokens", usage_.prompt_tokens);
+  run_span_.Set("gen_ai.usage.output_tokens", usage_.completion_tokens);
+  // Its reason is not the description: it may quote a server's error text.
+  if (status == RunStatus::kError || status == RunStatus::kTimeout) {
+    run_span_.SetError(RunStatusName(status), std::string("the run ended with status ") + RunStatusName(status));
+  }
+  run_span_.End();
+}
+
+Agent::Loop::StepOutcome Agent::Loop::TracedStep() {
+  otel::Span span = otel::StartSpan("step", otel::SpanKind::kInternal);
+  if (!span.active()) return Step();
+  span.Set("medreact.step.index", step_);
+  StepOutcome outcome;
+  {
+    const otel::ScopedContext scope(span.context());
+    outcome = Step();
+  }
+  const char* name = "continue";
+  switch (outcome) {
+    case StepOutcome::kContinue: break;
+    case StepOutcome::kAnswered: name = "answered"; break;
+    case StepOutcome::kModelFailed: name = "model_failed"; break;
+    case StepOutcome::kLimit: name = "limit"; break;
+    case StepOutcome::kAwaitingApproval: name = "awaiting_approval"; break;
+    case StepOutcome::kCut: name = "cut"; break;
+  }
+  span.Set("medreact.step.outcome", name);
+  if (outcome == StepOutcome::kModelFailed) span.SetError("model_failed", "the step's model call failed");
+  return outcome;
 }
 
 }  // namespace medreact

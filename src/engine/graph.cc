@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/otel.h"
+
 namespace medreact {
 namespace {
 
@@ -334,8 +336,22 @@ Result<CompiledGraph> StateGraph::Compile() const {
 }
 
 GraphRunResult CompiledGraph::Run(Json initial_state, const GraphRunOptions& options) const {
-  const Impl& g = *impl_;
   const auto run_start = SteadyClock::now();
+  const std::string trace_name = options.trace_name.empty() ? "graph" : options.trace_name;
+  otel::Span run_span = otel::StartSpan("invoke_agent " + trace_name, otel::SpanKind::kInternal);
+  run_span.Set("gen_ai.operation.name", "invoke_agent");
+  run_span.Set("gen_ai.agent.name", trace_name);
+  const otel::ScopedContext run_scope(run_span.active() ? run_span.context() : otel::CurrentContext());
+  GraphRunResult result = RunNodes(std::move(initial_state), options);
+  result.elapsed_ms = MsSince(run_start);
+  run_span.Set("medreact.run.steps", result.steps);
+  // The status code's name only: a node's error text may quote the record.
+  if (!result.ok()) run_span.SetError(StatusCodeName(result.status.code()), "the graph run failed");
+  return result;
+}
+
+GraphRunResult CompiledGraph::RunNodes(Json initial_state, const GraphRunOptions& options) const {
+  const Impl& g = *impl_;
   GraphRunResult result;
   result.state = initial_state.is_null() ? Json::object() : std::move(initial_state);
   if (!result.state.is_object()) {
@@ -383,11 +399,17 @@ GraphRunResult CompiledGraph::Run(Json initial_state, const GraphRunOptions& opt
     GraphTransition t{.node = current, .step = ++result.steps};
     result.path.push_back(current);
     Result<Json> update = Status::Internal("unset");
+    otel::Span node_span = otel::StartSpan("step", otel::SpanKind::kInternal);
+    node_span.Set("medreact.step.index", t.step);
+    node_span.Set("medreact.graph.node", current);
     try {
+      const otel::ScopedContext node_scope(node_span.active() ? node_span.context() : otel::CurrentContext());
       update = g.nodes.at(current)(result.state, options.cancel);
     } catch (...) {
       update = Status::Internal("threw: " + ExceptionText(std::current_exception()));
     }
+    if (!update.ok()) node_span.SetError(StatusCodeName(update.status().code()), "the graph node failed");
+    node_span.End();
 
     // Merge its update, then ask its route where to go.
     Status failure;
@@ -424,7 +446,6 @@ GraphRunResult CompiledGraph::Run(Json initial_state, const GraphRunOptions& opt
     if (options.on_checkpoint) options.on_checkpoint(result.state, next, result.steps);
     current = next;
   }
-  result.elapsed_ms = MsSince(run_start);
   return result;
 }
 

@@ -5,6 +5,8 @@
 #include <memory>
 #include <mutex>
 
+#include "core/log.h"
+
 namespace medreact {
 namespace {
 
@@ -16,6 +18,7 @@ struct CallSlot {
   bool reported = false;
   bool reused = false;  // from ToolTurnOptions::finished: not run, not reported again
   bool cut = false;     // given up on because the run was cancelled: not a result to keep
+  bool timed_out = false;
   SteadyClock::time_point started;
   double elapsed_ms = 0;
 };
@@ -42,6 +45,33 @@ double MsBetween(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+// The span of one call run (GenAI semantic conventions, execute_tool).
+otel::Span StartToolSpan(const ToolCall& call, const otel::SpanContext& parent) {
+  otel::Span span = otel::StartSpan("execute_tool " + call.name, otel::SpanKind::kInternal, parent);
+  if (!span.active()) return span;
+  span.Set("gen_ai.operation.name", "execute_tool");
+  span.Set("gen_ai.tool.name", call.name);
+  span.Set("gen_ai.tool.call.id", call.id);
+  span.Set("gen_ai.tool.type", "function");
+  if (LogPhi()) span.Set("gen_ai.tool.call.arguments", call.arguments);  // content only when asked for
+  return span;
+}
+
+// Its outcome: a failure's kind, never its text (a tool's error may quote the record).
+void EndToolSpan(otel::Span& span, const CallSlot& slot) {
+  if (!span.active()) return;
+  if (!slot.result.ok) {
+    if (slot.cut) {
+      span.SetError("cancelled", "the run was cancelled");
+    } else if (slot.timed_out) {
+      span.SetError("timeout", "the tool did not finish within its time limit");
+    } else {
+      span.SetError("tool_error", "the tool returned an error");
+    }
+  }
+  span.End();
+}
+
 }  // namespace
 
 ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const std::vector<ToolCall>& calls,
@@ -49,6 +79,8 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
                            const std::function<void(Event)>& emit) {
   auto state = std::make_shared<TurnState>();
   state->slots.resize(calls.size());
+  std::vector<otel::Span> spans(calls.size());  // on this thread only
+  const otel::SpanContext parent = options.trace_parent.valid() ? options.trace_parent : otel::CurrentContext();
   ToolTurnResult out;
   const auto now = SteadyClock::now();
 
@@ -73,6 +105,7 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
       continue;
     }
     slot.ctx.deadline = Deadline::Earliest(options.run_deadline, Deadline::In(options.tool_timeout));
+    spans[i] = StartToolSpan(calls[i], parent);
     emit({.type = EventType::kToolStarted, .step = options.step, .text = calls[i].arguments,
           .tool_name = calls[i].name, .tool_call_id = calls[i].id,
           .data = Json{{"arguments_bytes", calls[i].arguments.size()}}});
@@ -80,8 +113,13 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
   // Submit after the loop above so that slot setup never races with workers.
   for (size_t i = 0; i < calls.size(); ++i) {
     if (state->slots[i].done) continue;
-    pool.Submit([state, i, registry, call = calls[i], ctx = state->slots[i].ctx] {
-      ToolResult result = registry->Execute(call, ctx);
+    pool.Submit([state, i, registry, call = calls[i], ctx = state->slots[i].ctx,
+                 trace = spans[i].active() ? spans[i].context() : parent] {
+      ToolResult result;
+      {
+        const otel::ScopedContext scope(trace);  // what the tool calls out to continues the call's span
+        result = registry->Execute(call, ctx);
+      }
       std::lock_guard<std::mutex> lock(state->mu);
       CallSlot& slot = state->slots[i];
       if (slot.done) return;  // already given up on (timeout or cancel)
@@ -112,6 +150,7 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
                               " ms) and was abandoned. Try again with a narrower request or go on without it.");
           slot.done = true;
           slot.cut = cancelled;
+          slot.timed_out = !cancelled;
         } else {
           all_done = false;
           next_deadline = std::min(next_deadline, slot.ctx.deadline.at());
@@ -131,6 +170,7 @@ ToolTurnResult RunToolTurn(std::shared_ptr<const ToolRegistry> registry, const s
         // The checkpoint first: a call reported finished is one a store has
         // kept. A call the run's stop cut short is no result: the checkpoint
         // leaves it out, so a resume runs it again.
+        EndToolSpan(spans[i], slot);
         if (options.on_result && !slot.cut) options.on_result(i, RecordOf(slot));
         emit({.type = EventType::kToolFinished, .step = options.step, .text = slot.result.ObservationText(),
               .tool_name = slot.call.name, .tool_call_id = slot.call.id, .ok = slot.result.ok,

@@ -11,7 +11,10 @@
 // result saying so; calls of `uncounted` tools are neither limited nor
 // counted. Events are emitted from the calling thread only.
 // tool_started carries the call's arguments as its text (for UIs; a logging
-// sink must not write it) and their size in data.
+// sink must not write it) and their size in data. Each call run gets a span
+// `execute_tool <tool>` (INTERNAL; gen_ai.tool.name, gen_ai.tool.call.id;
+// an ERROR status naming the kind of failure, never its text; the arguments
+// only with MEDREACT_LOG_PHI=1), started and ended on the calling thread.
 #ifndef MEDREACT_ENGINE_TOOL_TURN_H_
 #define MEDREACT_ENGINE_TOOL_TURN_H_
 
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/otel.h"
 #include "engine/thread_pool.h"
 #include "medreact/events.h"
 #include "medreact/run_state.h"
@@ -46,6 +50,11 @@ struct ToolTurnOptions {
   // `finished` ones), with its index, before that call's tool_finished event:
   // the agent's checkpoint after every tool call.
   std::function<void(size_t index, const ToolResultRecord& record)> on_result;
+  // The span the turn's tool spans (`execute_tool <tool>`, core/otel.h) are
+  // children of: the agent's step. The workers run each call with its own
+  // span as their current context (an MCP client's traceparent). Default:
+  // invalid (the calling thread's current context)
+  otel::SpanContext trace_parent;
 };
 
 struct ToolTurnResult {

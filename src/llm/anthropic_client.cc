@@ -14,6 +14,7 @@
 #include "core/text_util.h"
 #include "llm/anthropic_wire.h"
 #include "llm/context_fit.h"
+#include "llm/model_span.h"
 #include "llm/retry.h"
 #include "llm/sse.h"
 
@@ -56,12 +57,16 @@ class AnthropicModel : public ChatModel {
     http.headers.emplace_back("accept", request.stream ? "text/event-stream" : "application/json");
     if (!options_.api_key.empty()) http.headers.emplace_back("x-api-key", options_.api_key);
     http.idle_timeout = request.stream ? options_.idle_timeout : Millis(0);
+    otel::Span span = StartModelSpan("anthropic", name(), url_, request, ctx);
+    AddTraceparent(http, span, ctx);
 
-    return CallWithRetries(policy_, ctx, [&](Millis budget) {
+    Result<ModelResponse> result = CallWithRetries(policy_, ctx, [&](Millis budget) {
       http.total_timeout = budget;
       http.connect_timeout = std::min(options_.connect_timeout, budget);
       return RunAttempt(http, request.stream, ctx);
     });
+    EndModelSpan(span, result);
+    return result;
   }
 
   std::string name() const override { return options_.model.empty() ? "default" : options_.model; }

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/text_util.h"
 #include "llm/context_fit.h"
+#include "llm/model_span.h"
 #include "llm/openai_wire.h"
 #include "llm/retry.h"
 #include "llm/sse.h"
@@ -67,6 +68,8 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
     http.headers.emplace_back("Accept", request.stream ? "text/event-stream" : "application/json");
     if (!options_.api_key.empty()) http.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
     http.idle_timeout = request.stream ? options_.idle_timeout : Millis(0);
+    otel::Span span = StartModelSpan("openai", name(), url_, request, ctx);
+    AddTraceparent(http, span, ctx);
 
     Result<ModelResponse> result = CallWithRetries(policy_, ctx, [&](Millis budget) {
       http.total_timeout = budget;
@@ -74,6 +77,7 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
       return RunAttempt(http, request.stream, ctx);
     });
     body_cache_.ReturnBody(request.conversation_id, std::move(http.body));  // the conversation's kept text
+    EndModelSpan(span, result);
     return result;
   }
 

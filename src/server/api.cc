@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "core/otel.h"
 #include "core/printable.h"
 #include "server/access_log.h"
 #include "server/api_state.h"
@@ -275,6 +276,21 @@ Api::Api(const ServeOptions& options, std::shared_ptr<service::RunService> servi
                        "Chat completions of the OpenAI-compatible facade, by model and how they ended (a run's status, "
                        "or task: answered without a run).",
                        {"model", "outcome"});
+  // Traces (core/otel.h): what became of this process's spans, counted since it started.
+  s.metrics.AddGauge("medreact_otel_spans",
+                     "Trace spans since the process started, by outcome: ended, exported, dropped (queue full, "
+                     "collector down, slow or refusing).",
+                     {"outcome"});
+  s.metrics.AddGauge("medreact_otel_failed_exports", "OTLP export requests that failed since the process started.");
+  s.metrics.SetGaugeCallback("medreact_otel_spans", [] {
+    const otel::TracerStats t = otel::GlobalTracerStats();
+    return std::vector<GaugeSample>{{.label_values = {"ended"}, .value = double(t.ended)},
+                                    {.label_values = {"exported"}, .value = double(t.exported)},
+                                    {.label_values = {"dropped"}, .value = double(t.dropped)}};
+  });
+  s.metrics.SetGaugeCallback("medreact_otel_failed_exports", [] {
+    return std::vector<GaugeSample>{{.value = double(otel::GlobalTracerStats().failed_exports)}};
+  });
   std::weak_ptr<ApiState> weak = state_;
   s.metrics.SetGaugeCallback(kMetricRuns, [weak] {
     std::vector<GaugeSample> out;

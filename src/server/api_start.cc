@@ -9,6 +9,7 @@
 #include <future>
 
 #include "core/file_io.h"
+#include "core/otel.h"
 #include "core/printable.h"
 #include "core/sha256.h"
 #include "server/api_state.h"
@@ -208,9 +209,14 @@ void StartRun(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   const std::string ticket = "queued:" + std::to_string(reinterpret_cast<uintptr_t>(run.get()));
   auto guard = std::make_shared<std::shared_ptr<void>>(TrackServerRun(s, ticket, run));
   auto job = std::make_shared<std::unique_ptr<service::PreparedAppRun>>(std::move(*prepared));
+  // A client's W3C trace context: the run's spans continue its trace (a
+  // malformed header is ignored: the run starts a trace of its own).
+  const otel::SpanContext trace_parent =
+      otel::ParseTraceparent(ex->request().Header("traceparent")).value_or(otel::SpanContext{});
   ApiState* state = &s;
-  const bool queued = s.Enqueue([state, run, job, give_id, guard, app, ticket] {
+  const bool queued = s.Enqueue([state, run, job, give_id, guard, app, ticket, trace_parent] {
     ApiState& st = *state;
+    const otel::ScopedContext trace_scope(trace_parent);  // the pool's thread runs in the client's trace
     if (run->cancel.cancelled()) return give_id("");
     const auto started = std::chrono::steady_clock::now();
     std::shared_ptr<void> by_id;

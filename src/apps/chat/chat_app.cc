@@ -27,7 +27,9 @@ RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRe
 
 RunResult RunChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools, RunRequest request,
                   const AgentOptions& options) {
-  Agent agent(std::move(model), std::move(tools), options);
+  AgentOptions named = options;
+  if (named.agent_name.empty()) named.agent_name = "chat";
+  Agent agent(std::move(model), std::move(tools), std::move(named));
   return agent.Run(request);
 }
 
@@ -138,7 +140,9 @@ Result<ChatInputs> ChatInputsFromJson(const Json& j) {
 
 RunResult ResumeChat(std::shared_ptr<ChatModel> model, std::shared_ptr<const ToolRegistry> tools,
                      const RunState& state, const AgentOptions& options) {
-  Agent agent(std::move(model), std::move(tools), options);
+  AgentOptions named = options;
+  if (named.agent_name.empty()) named.agent_name = "chat";
+  Agent agent(std::move(model), std::move(tools), std::move(named));
   return agent.Resume(state);
 }
 

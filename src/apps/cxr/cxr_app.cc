@@ -495,7 +495,8 @@ CxrOutcome CxrRun::Run() {
                              [this](const Json& state, const std::string& next, int steps) {
                                graph_steps_ = steps;
                                Checkpoint(state, next, steps);
-                             }});
+                             },
+                         .trace_name = "cxr"});
   }
   Json state = std::move(ran.state);
   RunStatus status = RunStatus::kFinished;

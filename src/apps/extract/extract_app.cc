@@ -53,6 +53,7 @@ class Extraction {
   void Run(std::shared_ptr<ChatModel> model, bool may_fall_back, ExtractionOutcome& out,
            const RunState* resume = nullptr) {
     AgentOptions options;
+    options.agent_name = "extract";
     options.system_prompt = ExtractionSystemPrompt(model->capabilities().tool_calling);
     options.max_steps = config_.max_iterations;
     options.tool_call_budget = config_.tool_call_budget;

@@ -46,7 +46,8 @@ std::optional<std::string> ResearchRun::Run(std::shared_ptr<ChatModel> model, bo
   model_ = std::move(model);
   may_fall_back_ = may_fall_back;
   started_ = std::chrono::steady_clock::now();
-  GraphRunOptions options{.max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel};
+  GraphRunOptions options{
+      .max_steps = 2 * config_.max_rounds + 4, .cancel = config_.cancel, .trace_name = "research"};
   Json graph_state{{"next", "manager"}};
   if (resume) {
     if (Status s = RestoreState(*resume); !s.ok()) {

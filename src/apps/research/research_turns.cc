@@ -230,6 +230,7 @@ std::optional<RunResult> ResearchRun::RunAgent(const std::string& agent, std::st
                                   bool stream, const RunState* resume) {
   if (!BreakCondition(/*rounds=*/false).empty()) return std::nullopt;
   AgentOptions options;
+  options.agent_name = "research";
   options.system_prompt = std::move(system_prompt);
   options.max_steps = config_.max_steps_per_agent;
   options.timeout = deadline_.is_never() ? Millis(0) : std::max(Millis(1), deadline_.remaining());

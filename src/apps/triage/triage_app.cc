@@ -20,6 +20,7 @@ RunResult Investigate(std::shared_ptr<ChatModel> model, std::shared_ptr<const Fh
                       const RunState* resume) {
   auto registry = std::make_shared<ToolRegistry>();
   AgentOptions options;
+  options.agent_name = "triage";
   const ToolCalling tool_calling = model->capabilities().tool_calling;
   Status registered = RegisterFhirPack(*registry, std::move(store));
   if (registered.ok()) registered = RegisterSubmitAssessment(*registry);
