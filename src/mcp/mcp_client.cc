@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "core/otel.h"
 #include "core/printable.h"
 #include "mcp/mcp_server.h"
 #include "tools/imaging/image_codec.h"
@@ -357,7 +358,14 @@ Result<std::vector<McpToolInfo>> McpClient::Tools() {
 Result<Json> McpClient::CallTool(const std::string& name, const Json& arguments, const ToolContext& ctx) {
   const Millis budget = std::min(options_.call_timeout, ctx.deadline.remaining());
   const Deadline deadline = Deadline::Earliest(Deadline::In(options_.call_timeout), ctx.deadline);
-  Result<Json> r = Request("tools/call", Json{{"name", name}, {"arguments", arguments}}, deadline, ctx.cancel, true);
+  Json params{{"name", name}, {"arguments", arguments}};
+  // The trace context of the call (the tool's span, when tracing is on), in
+  // `_meta` as MCP carries request metadata; the HTTP channel copies it into
+  // the W3C traceparent header.
+  if (std::string traceparent = otel::CurrentTraceparent(); !traceparent.empty()) {
+    params["_meta"] = Json{{"traceparent", std::move(traceparent)}};
+  }
+  Result<Json> r = Request("tools/call", params, deadline, ctx.cancel, true);
   if (r.ok()) return r;
   const std::string who = "MCP server '" + server_name_ + "'";
   switch (r.status().code()) {

@@ -12,7 +12,8 @@ namespace medreact::mcp {
 
 std::vector<std::pair<std::string, std::string>> McpHttpHeaders(const std::string& session_id,
                                                                  const std::string& protocol_version,
-                                                                 const std::string& bearer_token) {
+                                                                 const std::string& bearer_token,
+                                                                 const std::string& traceparent) {
   std::vector<std::pair<std::string, std::string>> headers = {
       {"Content-Type", "application/json"},
       {"Accept", "application/json, text/event-stream"},
@@ -20,6 +21,7 @@ std::vector<std::pair<std::string, std::string>> McpHttpHeaders(const std::strin
   if (!session_id.empty()) headers.emplace_back("Mcp-Session-Id", session_id);
   if (!protocol_version.empty()) headers.emplace_back("MCP-Protocol-Version", protocol_version);
   if (!bearer_token.empty()) headers.emplace_back("Authorization", "Bearer " + bearer_token);
+  if (!traceparent.empty()) headers.emplace_back("traceparent", traceparent);
   return headers;
 }
 
@@ -60,7 +62,15 @@ class HttpChannel : public McpChannel {
     HttpRequest request;
     request.method = "POST";
     request.url = options_.url;
-    request.headers = McpHttpHeaders(session, version, options_.bearer_token);
+    // The call's trace context (McpClient::CallTool puts it in the params'
+    // _meta) goes in the W3C header too, where HTTP servers look for it.
+    std::string traceparent;
+    if (auto params = message.find("params"); params != message.end() && params->is_object()) {
+      if (auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
+        traceparent = StringOr(*meta, "traceparent");
+      }
+    }
+    request.headers = McpHttpHeaders(session, version, options_.bearer_token, traceparent);
     request.body = DumpJson(message);
     request.connect_timeout = options_.connect_timeout;
     request.total_timeout = std::max(Millis(1), deadline.remaining());

@@ -9,8 +9,9 @@
 // URL is shown redacted). 401/403, 404 (the session is gone) and other HTTP
 // errors are errors naming the status.
 //
-// McpHttpHeaders is the one place the request headers are built (a later
-// change adds traceparent there).
+// McpHttpHeaders is the one place the request headers are built; a call's
+// trace context (the `traceparent` of its params' `_meta`) goes in the W3C
+// `traceparent` header.
 #ifndef MEDREACT_MCP_MCP_HTTP_CLIENT_H_
 #define MEDREACT_MCP_MCP_HTTP_CLIENT_H_
 
@@ -34,10 +35,12 @@ struct McpHttpClientOptions {
 };
 
 // The headers of every POST/DELETE: content type, what is accepted, the
-// session id and protocol version when known, the bearer token when set.
+// session id and protocol version when known, the bearer token and the
+// trace context when set.
 std::vector<std::pair<std::string, std::string>> McpHttpHeaders(const std::string& session_id,
                                                                  const std::string& protocol_version,
-                                                                 const std::string& bearer_token);
+                                                                 const std::string& bearer_token,
+                                                                 const std::string& traceparent = "");
 
 std::unique_ptr<McpChannel> MakeHttpChannel(McpHttpClientOptions options);
 

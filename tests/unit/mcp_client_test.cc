@@ -11,8 +11,10 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
+#include "core/otel.h"
 #include "mcp/mcp_attach.h"
 #include "mcp/mcp_client.h"
 #include "mcp/mcp_http_client.h"
@@ -350,6 +352,11 @@ class HostileHttpServer {
     std::lock_guard<std::mutex> lock(mu_);
     return seen_;
   }
+  // The last tools/call's traceparent header and its params' _meta.traceparent.
+  std::pair<std::string, std::string> call_trace() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return call_trace_;
+  }
 
  private:
   void Handle(const httplib::Request& req, httplib::Response& res) {
@@ -392,6 +399,11 @@ class HostileHttpServer {
                       "text/event-stream");
     } else if (method == "tools/call") {
       const std::string tool = m["params"]["name"];
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        call_trace_ = {req.get_header_value("traceparent"),
+                       m["params"].contains("_meta") ? m["params"]["_meta"].value("traceparent", "") : ""};
+      }
       if (tool == "echo") {
         reply({{"content", {{{"type", "text"}, {"text", "web echo"}}}}});
       } else if (tool == "hang") {
@@ -415,6 +427,7 @@ class HostileHttpServer {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::vector<std::string> seen_;
+  std::pair<std::string, std::string> call_trace_;
 };
 
 TEST(McpClientHttpTest, WithoutTheTokenTheServerRefusesClearly) {
@@ -466,12 +479,33 @@ TEST(McpClientHttpTest, SessionSseTimeoutsAndHostileReplies) {
             seen.end());
 }
 
+TEST(McpClientHttpTest, ACallCarriesItsTraceContextInMetaAndTheHeader) {
+  HostileHttpServer server;
+  auto c = McpClient::Connect(MakeHttpChannel({.url = server.url(), .bearer_token = "s3cret"}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ToolRegistry registry;
+  ASSERT_TRUE(AttachMcpTools(registry, *c, nullptr).ok());
+
+  ASSERT_TRUE(Call(registry, "echo").ok);  // no trace: neither
+  EXPECT_EQ(server.call_trace(), std::make_pair(std::string(), std::string()));
+
+  const std::string parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  std::optional<otel::SpanContext> context = otel::ParseTraceparent(parent);
+  ASSERT_TRUE(context.has_value());
+  {
+    otel::ScopedContext scope(*context);  // as a tool's span is on its worker
+    ASSERT_TRUE(Call(registry, "echo").ok);
+  }
+  EXPECT_EQ(server.call_trace(), std::make_pair(parent, parent));
+}
+
 TEST(McpClientHttpTest, HeadersAreBuiltInOnePlace) {
   auto h = McpHttpHeaders("s", "2025-06-18", "t");
   ASSERT_EQ(h.size(), 5u);
   EXPECT_EQ(h[1].second, "application/json, text/event-stream");
   EXPECT_EQ(h[4].second, "Bearer t");
   EXPECT_EQ(McpHttpHeaders("", "", "").size(), 2u);
+  EXPECT_EQ(McpHttpHeaders("", "", "", "00-a-b-01").back(), std::make_pair(std::string("traceparent"), std::string("00-a-b-01")));
 }
 
 }  // namespace
