@@ -8,6 +8,7 @@
 # killed process, not a power cut), runs both benchmarks, stops the server.
 #
 #   bench/pg_store_bench.sh [build dir]          (default: build)
+#   PG_SYNC=off BENCH_FILTER=Postgres bench/pg_store_bench.sh
 set -eu
 BUILD=${1:-build}
 BIN=/usr/lib/postgresql/15/bin
@@ -20,4 +21,4 @@ $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -c
 trap '$AS "$BIN/pg_ctl" -D "$DIR/data" -m fast stop >/dev/null; rm -rf "$DIR"' EXIT
 $AS "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres bench
 MEDREACT_BENCH_PG_URL="postgres://postgres@127.0.0.1:$PORT/bench" \
-  "$BUILD/medreact_bench" --benchmark_filter='BM_StoreCheckpointPerStep' --benchmark_min_time=1
+  "$BUILD/medreact_bench" --benchmark_filter="${BENCH_FILTER:-BM_StoreCheckpointPerStep}" --benchmark_min_time=1
