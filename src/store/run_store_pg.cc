@@ -5,8 +5,10 @@
 #include "store/run_store_pg.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
+#include "core/file_io.h"
 #include "medreact/run_state.h"
 #include "store/pg_schema.h"
 #include "store/run_owner.h"
@@ -72,6 +74,12 @@ Result<std::unique_ptr<RunStore::Pg>> RunStore::Pg::Open(const std::string& url,
     if (!conn.ok()) return conn.status();
   }
   pg->conn = std::move(*conn);
+  if (!options.read_only) {
+    // The local folder of the store's images and uploads (RunStoreFilesBase),
+    // private as a SQLite store's folders are; made again by its users when
+    // this fails.
+    MakePrivateFolders(std::filesystem::path(RunStoreFilesBase(url)).parent_path().string());
+  }
   return pg;
 }
 
