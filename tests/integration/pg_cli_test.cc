@@ -34,6 +34,14 @@ constexpr int kToolSteps = 4;
 constexpr int kDelayMs = 150;
 constexpr char kAnswer[] = "The four sums are done: 28.";
 
+// The commands' data folder (a PostgreSQL store's local images and uploads
+// folder goes there) in a temporary folder, not the user's.
+const testing::EnvList& Env() {
+  static TempDir* data = new TempDir();
+  static const testing::EnvList env = {{"XDG_DATA_HOME", data->path()}};
+  return env;
+}
+
 std::string Script() {
   Json responses = Json::array();
   for (int s = 1; s <= kToolSteps; ++s) {
@@ -55,18 +63,18 @@ TEST(PgCliTest, ChatListShowOnAPostgresStore) {
     {"message": {"content": "17 * 23 = 391"}}]})");
   ASSERT_TRUE(mock.ok());
   testing::ProcessResult chat = RunCommand({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--model", "mock",
-                                            "--api-key", "sk-secret-never-stored", "--store", url, "What is 17*23?"});
+                                            "--api-key", "sk-secret-never-stored", "--store", url, "What is 17*23?"}, Env());
   ASSERT_EQ(chat.exit_code, 0) << chat.err;
   EXPECT_EQ(chat.out, "17 * 23 = 391\n");
 
-  testing::ProcessResult list = RunCommand({MEDREACT_BINARY, "runs", "list", "--store", url});
+  testing::ProcessResult list = RunCommand({MEDREACT_BINARY, "runs", "list", "--store", url}, Env());
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_THAT(list.out, HasSubstr("finished"));
-  Result<Json> runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", url}).out);
+  Result<Json> runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", url}, Env()).out);
   ASSERT_TRUE(runs.ok() && runs->is_array() && runs->size() == 1u);
   const std::string id = StringOr((*runs)[0], "id");
   EXPECT_EQ(IntegerOr((*runs)[0], "steps", 0), 2);
-  testing::ProcessResult show = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--json", "--store", url});
+  testing::ProcessResult show = RunCommand({MEDREACT_BINARY, "runs", "show", id, "--json", "--store", url}, Env());
   ASSERT_EQ(show.exit_code, 0) << show.err;
   Result<Json> shown = ParseJson(show.out);
   ASSERT_TRUE(shown.ok()) << show.out;
@@ -76,7 +84,7 @@ TEST(PgCliTest, ChatListShowOnAPostgresStore) {
 
   // A wrong database: a clear error naming it, exit 2-ish (not 0), no crash.
   testing::ProcessResult wrong =
-      RunCommand({MEDREACT_BINARY, "runs", "list", "--store", "postgres://ann:pw-secret@127.0.0.1:1/runs"});
+      RunCommand({MEDREACT_BINARY, "runs", "list", "--store", "postgres://ann:pw-secret@127.0.0.1:1/runs"}, Env());
   EXPECT_NE(wrong.exit_code, 0);
   EXPECT_EQ(wrong.term_signal, 0);
   EXPECT_THAT(wrong.err, HasSubstr("postgres://ann:***@127.0.0.1:1/runs"));
@@ -99,12 +107,12 @@ TEST(PgCliTest, AChatKilledMidRunResumesFromThePostgresStore) {
     ASSERT_FALSE(url.empty()) << why;
     TempDir dir;
     BackgroundCommand chat({MEDREACT_BINARY, "chat", "--llm-url", mock.base_url(), "--model", "mock", "--tools",
-                            "util", "--store", url, "--events", dir.File("first.jsonl"), "Add up the products."});
+                            "util", "--store", url, "--events", dir.File("first.jsonl"), "Add up the products."}, Env());
     ASSERT_TRUE(WaitForEvent(dir.File("first.jsonl"), "run_started", std::chrono::seconds(30)));
     std::this_thread::sleep_for(delay);
     chat.Signal(SIGKILL);
     testing::ProcessResult killed = chat.Wait();
-    Result<Json> runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", url}).out);
+    Result<Json> runs = ParseJson(RunCommand({MEDREACT_BINARY, "runs", "list", "--json", "--store", url}, Env()).out);
     ASSERT_TRUE(runs.ok() && runs->is_array() && runs->size() == 1u);
     const std::string id = StringOr((*runs)[0], "id");
     if (killed.exit_code == 0) continue;  // a slow machine: the kill came after the end

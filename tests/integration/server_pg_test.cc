@@ -34,7 +34,8 @@ TEST(ServerPgTest, RunsAndTheEventStreamOnAPostgresStore) {
   MEDREACT_REQUIRE_POSTGRES(url);
   Result<std::unique_ptr<RunStore>> opened = RunStore::Open(url);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  ServeFixture srv({}, std::shared_ptr<RunStore>(std::move(*opened)));
+  testing::TempDir uploads;  // not the user's data folder (RunStoreFilesBase)
+  ServeFixture srv({.upload_dir = uploads.File("uploads")}, std::shared_ptr<RunStore>(std::move(*opened)));
   EXPECT_EQ(srv.store_path(), url);
   RunState first = StateAt("run_a", 0);
   ASSERT_TRUE(srv.store()->CreateRun({.id = "run_a", .app = "chat", .inputs = Json{{"message", "hi"}}}, &first).ok());
