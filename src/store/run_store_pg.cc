@@ -167,9 +167,10 @@ Status RunStore::Pg::Run(const std::function<Status(PgConnection&)>& body) {
     Status s = body(*conn);
     if (s.ok()) return s;
     const bool lost_in_commit = committing_ || s.message().find("may or may not be stored") != std::string::npos;
+    const std::string sqlstate = conn->sqlstate();  // before the rollback's own call clears it
     if (!conn->Broken()) conn->Rollback();
     if (conn->Broken() && !reconnected && !lost_in_commit) continue;  // reconnected at the top
-    if (IsRetryableSqlState(conn->sqlstate()) && attempt < 5) continue;
+    if (IsRetryableSqlState(sqlstate) && attempt < 5) continue;
     return s;
   }
 }
