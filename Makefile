@@ -22,9 +22,10 @@ RUN_DEPS  := g++ cmake ninja-build pkg-config make ccache \
              nlohmann-json3-dev libvalijson-dev libcurl4-openssl-dev libcpp-httplib-dev \
              libsqlite3-dev libspdlog-dev libfmt-dev libcli11-dev libpugixml-dev \
              libdcmtk-dev libpng-dev libjpeg62-turbo-dev libboost1.81-dev \
-             libssl-dev
+             libssl-dev libpq-dev
 # chromium: the browser playwright-core drives in the page's tests (tests/node/page_*.mjs).
-TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev chromium
+# postgresql-15: the server the PostgreSQL tests start (tests/testing/postgres_server.h).
+TEST_DEPS := libgtest-dev libgmock-dev libbenchmark-dev chromium postgresql-15
 DEPS      := $(RUN_DEPS) $(TEST_DEPS)
 # The binaries `make run` runs; `make build` builds every target.
 RUN_TARGETS := medreact medreact-mock-llm
