@@ -28,8 +28,10 @@
 
 #include "core/file_io.h"
 #include "core/sqlite_stmt.h"
+#include "store/pg_conn.h"
 #include "store/run_owner.h"
 #include "store/run_store_db.h"
+#include "store/run_store_pg.h"
 #include "store/wal_batch_vfs.h"
 
 namespace medreact {
@@ -74,6 +76,9 @@ struct RunStore::Heartbeat {
 RunStore::RunStore(std::string path, std::unique_ptr<Db> db)
     : path_(std::move(path)), db_(std::move(db)), heartbeat_(std::make_unique<Heartbeat>()) {}
 
+RunStore::RunStore(std::unique_ptr<Pg> pg)
+    : path_(pg->redacted), heartbeat_(std::make_unique<Heartbeat>()), pg_(std::move(pg)) {}
+
 // The heartbeat's thread, started when the store first holds a run (a store
 // that only reads, `runs list`, starts none). REQUIRES: heartbeat_->mu held.
 void RunStore::StartHeartbeat() {
@@ -103,6 +108,10 @@ void RunStore::StartHeartbeat() {
 }
 
 RunStore::~RunStore() {
+  if (pg_) {
+    pg_.reset();  // its heartbeat stopped, its runs given back
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(heartbeat_->mu);
     heartbeat_->stop = true;
@@ -121,7 +130,7 @@ RunStore::~RunStore() {
   ForgetOwner(db_->owner);
 }
 
-const std::string& RunStore::owner() const { return db_->owner; }
+const std::string& RunStore::owner() const { return pg_ ? pg_->owner : db_->owner; }
 
 void RunStore::Hold(const std::string& run_id) {
   std::lock_guard<std::mutex> lock(heartbeat_->mu);
@@ -136,6 +145,11 @@ void RunStore::Unhold(const std::string& run_id) {
 
 Result<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path, RunStoreOptions options) {
   if (path.empty()) return Status::InvalidArgument("the run store needs a file path");
+  if (IsPostgresUrl(path)) {
+    Result<std::unique_ptr<Pg>> pg = Pg::Open(path, options);
+    if (!pg.ok()) return pg.status();
+    return std::unique_ptr<RunStore>(new RunStore(std::move(*pg)));
+  }
   if (options.read_only) {
     Result<std::unique_ptr<RunStore>> read = OpenToRead(path, options);
     // A store of an older schema where it can be written is brought up to
@@ -285,6 +299,7 @@ Result<std::unique_ptr<RunStore>> RunStore::OpenToRead(const std::string& path, 
 
 Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
   if (run.id.empty()) return Status::InvalidArgument("a run needs an id to be stored");
+  if (pg_) return pg_->CreateRun(run, first);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -325,6 +340,7 @@ Status RunStore::CreateRun(const RunRecord& run, const RunState* first) {
 
 Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state, const std::vector<RunEvent>& events,
                                 const std::string& status) {
+  if (pg_) return pg_->SaveCheckpoint(run_id, state, events, status);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -358,6 +374,7 @@ Status RunStore::SaveCheckpoint(const std::string& run_id, const RunState& state
 
 Status RunStore::AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events) {
   if (events.empty()) return Status::OK();
+  if (pg_) return pg_->AppendEvents(run_id, events);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -387,6 +404,7 @@ Status RunStore::AppendEvents(const std::string& run_id, const std::vector<RunEv
 
 Status RunStore::FinishRun(const std::string& run_id, const std::string& status, const Json& result,
                            const std::vector<StepRecord>& steps, const std::vector<RunEvent>& events) {
+  if (pg_) return pg_->FinishRun(run_id, status, result, steps, events);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -425,6 +443,7 @@ Status RunStore::FinishRun(const std::string& run_id, const std::string& status,
 }
 
 Status RunStore::ClaimRun(const std::string& run_id) {
+  if (pg_) return pg_->ClaimRun(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -459,6 +478,7 @@ Status RunStore::ClaimRun(const std::string& run_id) {
 }
 
 Status RunStore::ReleaseRun(const std::string& run_id) {
+  if (pg_) return pg_->ReleaseRun(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   Unhold(run_id);
   db_->Take(run_id);
@@ -471,6 +491,7 @@ Status RunStore::ReleaseRun(const std::string& run_id) {
 }
 
 Result<std::optional<int64_t>> RunStore::ModelContextTokens(const std::string& url, const std::string& model) const {
+  if (pg_) return pg_->ModelContextTokens(url, model);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT context_tokens FROM model_info WHERE url = ?1 AND model = ?2");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -483,6 +504,7 @@ Result<std::optional<int64_t>> RunStore::ModelContextTokens(const std::string& u
 }
 
 Status RunStore::PutModelContextTokens(const std::string& url, const std::string& model, int64_t tokens) {
+  if (pg_) return pg_->PutModelContextTokens(url, model, tokens);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db,
          "INSERT INTO model_info(url, model, context_tokens, probed_at) VALUES (?1, ?2, ?3, ?4) "
@@ -498,11 +520,13 @@ Status RunStore::PutModelContextTokens(const std::string& url, const std::string
 }
 
 void RunStore::SetWriteListener(std::function<void()> listener) {
+  if (pg_) return pg_->SetWriteListener(std::move(listener));
   std::lock_guard<std::mutex> lock(mu_);
   on_write_ = std::move(listener);
 }
 
 Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
+  if (pg_) return pg_->Prune(filter);
   std::lock_guard<std::mutex> lock(mu_);
   const Db& d = *db_;
   Db::Tx tx(d);
@@ -538,6 +562,7 @@ Result<std::vector<std::string>> RunStore::Prune(const PruneFilter& filter) {
 }
 
 Status RunStore::IntegrityCheck() const {
+  if (pg_) return pg_->IntegrityCheck();
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "PRAGMA integrity_check");
   if (!s.ok()) return db_->Error("checking integrity");

@@ -266,8 +266,10 @@ class RunStore {
 
  private:
   struct Db;
+  struct Pg;  // the PostgreSQL backend (run_store_pg.h)
   struct Heartbeat;
   RunStore(std::string path, std::unique_ptr<Db> db);
+  explicit RunStore(std::unique_ptr<Pg> pg);
   static Result<std::unique_ptr<RunStore>> OpenToRead(const std::string& path, const RunStoreOptions& options);
   void Hold(const std::string& run_id);
   void StartHeartbeat();
@@ -277,6 +279,8 @@ class RunStore {
   std::unique_ptr<Db> db_;
   std::unique_ptr<Heartbeat> heartbeat_;  // renews the leases this store holds
   std::function<void()> on_write_;         // SetWriteListener; guarded by mu_
+  // Set on a postgres:// store: every call goes to it (db_ is then null).
+  std::unique_ptr<Pg> pg_;
   void Wrote() const {
     if (on_write_) on_write_();
   }

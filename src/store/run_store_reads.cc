@@ -10,6 +10,7 @@
 #include "core/sqlite_stmt.h"
 #include "store/run_store.h"
 #include "store/run_store_db.h"
+#include "store/run_store_pg.h"
 
 namespace medreact {
 
@@ -24,6 +25,7 @@ constexpr const char* kRunColumns =
 }  // namespace
 
 Result<RunRecord> RunStore::Get(const std::string& run_id) const {
+  if (pg_) return pg_->Get(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, (std::string(kRunColumns) + "WHERE r.id = ?1").c_str());
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -64,6 +66,7 @@ Result<RunRecord> RunStore::Db::ReadRun(const Stmt& s) const {
 }
 
 Result<std::vector<RunRecord>> RunStore::List(const RunFilter& filter) const {
+  if (pg_) return pg_->List(filter);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, (std::string(kRunColumns) +
                    "WHERE (?1 = '' OR r.app = ?1) AND (?2 = '' OR r.status = ?2) "
@@ -87,6 +90,7 @@ Result<std::vector<RunRecord>> RunStore::List(const RunFilter& filter) const {
 }
 
 Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const {
+  if (pg_) return pg_->Steps(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT idx, record FROM steps WHERE run_id = ?1 ORDER BY idx");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -106,6 +110,7 @@ Result<std::vector<StepRecord>> RunStore::Steps(const std::string& run_id) const
 }
 
 Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const {
+  if (pg_) return pg_->Events(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db,
          "SELECT seq, type, step, tool_call_id, elapsed_ms, event, at, id FROM events WHERE run_id = ?1 ORDER BY seq");
@@ -128,6 +133,7 @@ Result<std::vector<RunEvent>> RunStore::Events(const std::string& run_id) const 
 }
 
 Result<std::vector<StoreEvent>> RunStore::EventsSince(int64_t cursor, const EventQuery& query) const {
+  if (pg_) return pg_->EventsSince(cursor, query);
   std::lock_guard<std::mutex> lock(mu_);
   // The runs as a JSON array (json_each): one statement whatever their number.
   Stmt s(db_->db,
@@ -160,6 +166,7 @@ Result<std::vector<StoreEvent>> RunStore::EventsSince(int64_t cursor, const Even
 }
 
 Result<std::vector<RunStore::RunCount>> RunStore::CountRuns() const {
+  if (pg_) return pg_->CountRuns();
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT app, status, COUNT(*) FROM runs GROUP BY app, status ORDER BY app, status");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -173,6 +180,7 @@ Result<std::vector<RunStore::RunCount>> RunStore::CountRuns() const {
 }
 
 Result<int64_t> RunStore::LastEventCursor() const {
+  if (pg_) return pg_->LastEventCursor();
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT COALESCE(MAX(rowid), 0) FROM events");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -181,6 +189,7 @@ Result<int64_t> RunStore::LastEventCursor() const {
 }
 
 Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id) const {
+  if (pg_) return pg_->LatestState(run_id);
   std::lock_guard<std::mutex> lock(mu_);
   const std::string what = "the checkpoint of run '" + run_id + "'";
   Json j;
@@ -249,6 +258,10 @@ Result<std::optional<RunState>> RunStore::LatestState(const std::string& run_id)
 }
 
 Result<bool> RunStore::CheckpointsMention(const std::string& text) const {
+  if (pg_) {
+    return pg_->Mentions("SELECT 1 FROM checkpoints WHERE strpos(state, $1) > 0 LIMIT 1", text,
+                         "reading the checkpoints");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT 1 FROM checkpoints WHERE instr(state, ?1) > 0 LIMIT 1");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -260,6 +273,7 @@ Result<bool> RunStore::CheckpointsMention(const std::string& text) const {
 }
 
 Result<bool> RunStore::InputsMention(const std::string& text) const {
+  if (pg_) return pg_->Mentions("SELECT 1 FROM runs WHERE strpos(inputs, $1) > 0 LIMIT 1", text, "reading the runs' inputs");
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT 1 FROM runs WHERE instr(inputs, ?1) > 0 LIMIT 1");
   if (!s.ok()) return db_->Error("preparing a statement");
@@ -271,6 +285,10 @@ Result<bool> RunStore::InputsMention(const std::string& text) const {
 }
 
 Result<bool> RunStore::ResultsMention(const std::string& text) const {
+  if (pg_) {
+    return pg_->Mentions("SELECT 1 FROM runs WHERE result IS NOT NULL AND strpos(result, $1) > 0 LIMIT 1", text,
+                         "reading the runs' results");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   Stmt s(db_->db, "SELECT 1 FROM runs WHERE result IS NOT NULL AND instr(result, ?1) > 0 LIMIT 1");
   if (!s.ok()) return db_->Error("preparing a statement");

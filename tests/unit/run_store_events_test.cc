@@ -12,10 +12,16 @@
 
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "testing/store_backends.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
+
+class RunStoreEventsTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunStoreEventsTest);
+class RunRecorderEventsTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunRecorderEventsTest);
 
 // The schema as medreact wrote it at version 1 (run_store.cc's first
 // migration step, copied: the file this test builds is one an older medreact
@@ -111,7 +117,7 @@ std::vector<int64_t> Seqs(const std::vector<RunEvent>& events) {
   return out;
 }
 
-TEST(RunStoreEventsTest, AVersion1FileIsMigratedWithItsRunsIntact) {
+TEST(RunStoreEventsFileTest, AVersion1FileIsMigratedWithItsRunsIntact) {
   testing::TempDir dir;
   const std::string path = dir.File("old.sqlite");
   StepRecord step;
@@ -160,7 +166,7 @@ TEST(RunStoreEventsTest, AVersion1FileIsMigratedWithItsRunsIntact) {
 
 // `runs list` and `runs show` open a store read-only; a store of an older
 // schema is brought up to date first where it can be written (issue 23).
-TEST(RunStoreEventsTest, AVersion1FileOpenedToReadIsMigratedWhereItCanBeWritten) {
+TEST(RunStoreEventsFileTest, AVersion1FileOpenedToReadIsMigratedWhereItCanBeWritten) {
   testing::TempDir dir;
   const std::string path = dir.File("old.sqlite");
   ASSERT_EQ(Exec(path, std::string(kVersion1Schema) +
@@ -178,9 +184,8 @@ TEST(RunStoreEventsTest, AVersion1FileOpenedToReadIsMigratedWhereItCanBeWritten)
   EXPECT_FALSE((*read)->CreateRun({.id = "run_new", .app = "chat"}).ok());
 }
 
-TEST(RunStoreEventsTest, EventsFollowCheckpointsAndTheEndInOrderAndGoWithTheirRun) {
-  testing::TempDir dir;
-  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+TEST_P(RunStoreEventsTest, EventsFollowCheckpointsAndTheEndInOrderAndGoWithTheirRun) {
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(Store());
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   RunStore& store = **opened;
   ASSERT_TRUE(store.CreateRun({.id = "run_a", .app = "chat"}, nullptr).ok());
@@ -217,13 +222,12 @@ TEST(RunStoreEventsTest, EventsFollowCheckpointsAndTheEndInOrderAndGoWithTheirRu
   EXPECT_EQ(*pruned, std::vector<std::string>{"run_a"});
   EXPECT_TRUE(store.Events("run_a").value().empty());
   EXPECT_EQ(store.Events("run_b").value().size(), 1u);
-  EXPECT_EQ(Scalar(dir.File("runs.sqlite"), "SELECT count(*) FROM events WHERE run_id = 'run_a'"), 0);
+  if (!IsPostgres()) EXPECT_EQ(Scalar(Store(), "SELECT count(*) FROM events WHERE run_id = 'run_a'"), 0);
   EXPECT_TRUE(store.IntegrityCheck().ok());
 }
 
-TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointOrWaitWithoutDeltasAndPassesAllOn) {
-  testing::TempDir dir;
-  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+TEST_P(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointOrWaitWithoutDeltasAndPassesAllOn) {
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(Store());
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<RunStore> store = std::move(*opened);
   std::vector<std::string> warnings;
@@ -274,9 +278,8 @@ TEST(RunRecorderEventsTest, KeepsEventsUntilTheNextCheckpointOrWaitWithoutDeltas
   EXPECT_EQ(seen, 1);
 }
 
-TEST(RunRecorderEventsTest, AnAppsEventIsKeptUntilTheNextWriteOrWrittenAtOnceWhenAsked) {
-  testing::TempDir dir;
-  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(dir.File("runs.sqlite"));
+TEST_P(RunRecorderEventsTest, AnAppsEventIsKeptUntilTheNextWriteOrWrittenAtOnceWhenAsked) {
+  Result<std::unique_ptr<RunStore>> opened = RunStore::Open(Store());
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<RunStore> store = std::move(*opened);
   RunRecorder recorder(store, {.app = "research"}, nullptr);

@@ -13,10 +13,14 @@
 
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "testing/store_backends.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
+
+class RunStoreLeaseTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunStoreLeaseTest);
 
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
@@ -42,9 +46,8 @@ std::unique_ptr<RunStore> OpenAs(const std::string& path, const std::string& own
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-TEST(RunStoreLeaseTest, ASecondClaimOfALiveRunIsRefusedNamingItsHolder) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, ASecondClaimOfALiveRunIsRefusedNamingItsHolder) {
+  const std::string path = Store();
   // Owners on another machine: only their lease says whether they live.
   auto a = OpenAs(path, "ward-a/100/5/1");
   auto b = OpenAs(path, "ward-b/200/7/1");
@@ -68,9 +71,8 @@ TEST(RunStoreLeaseTest, ASecondClaimOfALiveRunIsRefusedNamingItsHolder) {
   EXPECT_EQ(b->ClaimRun("nope").code(), StatusCode::kNotFound);
 }
 
-TEST(RunStoreLeaseTest, AnExpiredLeaseIsTakenOverAndTheOldHolderIsFencedOff) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, AnExpiredLeaseIsTakenOverAndTheOldHolderIsFencedOff) {
+  const std::string path = Store();
   // No heartbeat for the first (ttl 0 still gives a lease of 1 ms): it
   // stands for a process that hangs, or whose machine went away.
   auto slow = OpenAs(path, "ward-a/100/5/1", 0ms);
@@ -91,9 +93,8 @@ TEST(RunStoreLeaseTest, AnExpiredLeaseIsTakenOverAndTheOldHolderIsFencedOff) {
   EXPECT_EQ(other->Get("run_y").value().status, "running");
 }
 
-TEST(RunStoreLeaseTest, TheHeartbeatKeepsALeaseAliveBetweenCheckpoints) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, TheHeartbeatKeepsALeaseAliveBetweenCheckpoints) {
+  const std::string path = Store();
   auto holder = OpenAs(path, "ward-a/100/5/1", 600ms);  // renewed every 200 ms
   auto other = OpenAs(path, "ward-b/200/7/1");
   ASSERT_TRUE(holder && other);
@@ -108,9 +109,8 @@ TEST(RunStoreLeaseTest, TheHeartbeatKeepsALeaseAliveBetweenCheckpoints) {
   EXPECT_TRUE(other->ClaimRun("run_h").ok());
 }
 
-TEST(RunStoreLeaseTest, AClosedStoreGivesItsRunsBack) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, AClosedStoreGivesItsRunsBack) {
+  const std::string path = Store();
   auto other = OpenAs(path, "ward-b/200/7/1");
   {
     auto first = OpenAs(path, "ward-a/100/5/1");
@@ -122,9 +122,8 @@ TEST(RunStoreLeaseTest, AClosedStoreGivesItsRunsBack) {
   EXPECT_TRUE(other->ClaimRun("run_c").ok());
 }
 
-TEST(RunStoreLeaseTest, ARunWhoseProcessOnThisMachineDiedIsTakenOverAtOnce) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, ARunWhoseProcessOnThisMachineDiedIsTakenOverAtOnce) {
+  const std::string path = Store();
   // A child process creates the run and dies without a word (_exit: no
   // destructor gives the lease back), as kill -9 would leave it.
   const pid_t child = ::fork();
@@ -150,9 +149,8 @@ TEST(RunStoreLeaseTest, ARunWhoseProcessOnThisMachineDiedIsTakenOverAtOnce) {
   EXPECT_FALSE(RunOwnerGone("not an owner"));
 }
 
-TEST(RunStoreLeaseTest, AnErrorEndKeepsItsCheckpointForAResume) {
-  testing::TempDir dir;
-  auto store = OpenAs(dir.File("runs.sqlite"), "");
+TEST_P(RunStoreLeaseTest, AnErrorEndKeepsItsCheckpointForAResume) {
+  auto store = OpenAs(Store(), "");
   ASSERT_TRUE(store);
   RunState first = StateAt("run_e", 0);
   ASSERT_TRUE(store->CreateRun({.id = "run_e", .app = "chat"}, &first).ok());
@@ -167,9 +165,8 @@ TEST(RunStoreLeaseTest, AnErrorEndKeepsItsCheckpointForAResume) {
   EXPECT_FALSE(store->LatestState("run_f").value().has_value());
 }
 
-TEST(RunStoreLeaseTest, EventsCarryTheirWallClockTime) {
-  testing::TempDir dir;
-  auto store = OpenAs(dir.File("runs.sqlite"), "");
+TEST_P(RunStoreLeaseTest, EventsCarryTheirWallClockTime) {
+  auto store = OpenAs(Store(), "");
   ASSERT_TRUE(store);
   RunRecorder recorder(std::shared_ptr<RunStore>(std::move(store)), {.app = "chat"}, nullptr);
   auto hook = recorder.Hook();
@@ -179,7 +176,7 @@ TEST(RunStoreLeaseTest, EventsCarryTheirWallClockTime) {
   sink({.type = EventType::kStepFinished, .step = 1});
   hook(StateAt("run_t", 1));
   const std::string after = StoreTimestampMillis(std::chrono::system_clock::now());
-  Result<std::unique_ptr<RunStore>> reader = RunStore::Open(dir.File("runs.sqlite"));
+  Result<std::unique_ptr<RunStore>> reader = RunStore::Open(Store());
   ASSERT_TRUE(reader.ok());
   Result<std::vector<RunEvent>> events = (*reader)->Events("run_t");
   ASSERT_TRUE(events.ok());
@@ -190,9 +187,8 @@ TEST(RunStoreLeaseTest, EventsCarryTheirWallClockTime) {
   EXPECT_LE((*events)[0].at, after);
 }
 
-TEST(RunStoreLeaseTest, TheContextSizeCacheKeepsWhatAServerSaidWithoutItsCredentials) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreLeaseTest, TheContextSizeCacheKeepsWhatAServerSaidWithoutItsCredentials) {
+  const std::string path = Store();
   auto store = std::shared_ptr<RunStore>(OpenAs(path, ""));
   ASSERT_TRUE(store);
   std::shared_ptr<ContextSizeCache> cache = StoreContextCache(store);
@@ -209,7 +205,7 @@ TEST(RunStoreLeaseTest, TheContextSizeCacheKeepsWhatAServerSaidWithoutItsCredent
   EXPECT_EQ(bytes.find("sk-1"), std::string::npos);
 }
 
-TEST(RunStoreLeaseTest, UrlsAreStoredWithoutUserInfoQueryOrFragment) {
+TEST(RunStoreUrlTest, UrlsAreStoredWithoutUserInfoQueryOrFragment) {
   EXPECT_EQ(UrlForStore("http://user:pw@host:8000/v1?api_key=k#frag"), "http://host:8000/v1");
   EXPECT_EQ(UrlForStore("https://host/v1/"), "https://host/v1/");
   EXPECT_EQ(UrlForStore("http://host?key=1"), "http://host");

@@ -1,6 +1,7 @@
-// RunStore (src/store): runs, checkpoints and steps in one SQLite file —
-// create, list, get, checkpoint, finish, prune; the schema version; files that
-// are damaged, foreign or newer; two writers at once; private file modes.
+// RunStore (src/store): runs, checkpoints and steps — create, list, get,
+// checkpoint, finish, prune, two writers at once (RunStoreTest, on SQLite and
+// on PostgreSQL: store_backends.h); the SQLite file's own matters (RunStoreFileTest):
+// the schema version; files that are damaged, foreign or newer; private file modes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -14,6 +15,7 @@
 
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "testing/store_backends.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
@@ -51,6 +53,11 @@ std::unique_ptr<RunStore> OpenOk(const std::string& path, RunStoreOptions option
   return store.ok() ? std::move(*store) : nullptr;
 }
 
+class RunStoreTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunStoreTest);
+class RunRecorderTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunRecorderTest);
+
 int64_t Pragma(const std::string& path, const char* sql) {
   sqlite3* db = nullptr;
   int64_t v = -1;
@@ -65,9 +72,8 @@ int64_t Pragma(const std::string& path, const char* sql) {
   return v;
 }
 
-TEST(RunStoreTest, CreatesCheckpointsFinishesAndReadsBack) {
-  testing::TempDir dir;
-  auto store = OpenOk(dir.File("runs.sqlite"));
+TEST_P(RunStoreTest, CreatesCheckpointsFinishesAndReadsBack) {
+  auto store = OpenOk(Store());
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->CreateRun(Chat("run_a"), nullptr).ok());
   EXPECT_THAT(store->CreateRun(Chat("run_a")).message(), HasSubstr("already"));
@@ -111,14 +117,13 @@ TEST(RunStoreTest, CreatesCheckpointsFinishesAndReadsBack) {
 
   EXPECT_EQ(store->Get("run_zz").status().code(), StatusCode::kNotFound);
   EXPECT_THAT(store->Get("run_zz").status().message(), HasSubstr("run_zz"));
-  EXPECT_THAT(store->Get("run_zz").status().message(), HasSubstr(dir.File("runs.sqlite")));
+  EXPECT_THAT(store->Get("run_zz").status().message(), HasSubstr(Store()));
   EXPECT_EQ(store->SaveCheckpoint("run_zz", StateAfter("run_zz", 1)).code(), StatusCode::kNotFound);
   EXPECT_TRUE(store->IntegrityCheck().ok());
 }
 
-TEST(RunStoreTest, AnInterruptedRunKeepsItsCheckpoint) {
-  testing::TempDir dir;
-  auto store = OpenOk(dir.File("runs.sqlite"));
+TEST_P(RunStoreTest, AnInterruptedRunKeepsItsCheckpoint) {
+  auto store = OpenOk(Store());
   ASSERT_TRUE(store);
   RunState first = StateAfter("run_i", 0);
   ASSERT_TRUE(store->CreateRun(Chat("run_i"), &first).ok());
@@ -132,9 +137,8 @@ TEST(RunStoreTest, AnInterruptedRunKeepsItsCheckpoint) {
   EXPECT_EQ(store->Get("run_i")->status, "running");
 }
 
-TEST(RunStoreTest, ListsNewestFirstWithFiltersAndPrunes) {
-  testing::TempDir dir;
-  auto store = OpenOk(dir.File("runs.sqlite"));
+TEST_P(RunStoreTest, ListsNewestFirstWithFiltersAndPrunes) {
+  auto store = OpenOk(Store());
   ASSERT_TRUE(store);
   RunRecord triage = Chat("run_t");
   triage.app = "triage";
@@ -172,7 +176,7 @@ TEST(RunStoreTest, ListsNewestFirstWithFiltersAndPrunes) {
   EXPECT_EQ(store->List()->size(), 2u);
 }
 
-TEST(RunStoreTest, TheFileIsPrivateWalAndVersioned) {
+TEST(RunStoreFileTest, TheFileIsPrivateWalAndVersioned) {
   testing::TempDir dir;
   const std::string path = dir.File("deep/er/runs.sqlite");
   {
@@ -199,7 +203,7 @@ TEST(RunStoreTest, TheFileIsPrivateWalAndVersioned) {
 // A short WAL is left at close for the next process to read back (no fold,
 // no syncs at a one-shot's end); a long one is folded into the file and
 // deleted, as SQLite does by default. Either way every run is there.
-TEST(RunStoreTest, AShortWalIsLeftAtCloseALongOneFolded) {
+TEST(RunStoreFileTest, AShortWalIsLeftAtCloseALongOneFolded) {
   testing::TempDir dir;
   const std::string path = dir.File("runs.sqlite");
   const std::string wal = path + "-wal";
@@ -235,7 +239,7 @@ TEST(RunStoreTest, AShortWalIsLeftAtCloseALongOneFolded) {
   EXPECT_TRUE(again->IntegrityCheck().ok());
 }
 
-TEST(RunStoreTest, RefusesFoldersMissingFilesForeignDatabasesAndNewerSchemas) {
+TEST(RunStoreFileTest, RefusesFoldersMissingFilesForeignDatabasesAndNewerSchemas) {
   testing::TempDir dir;
   EXPECT_EQ(RunStore::Open("").status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(RunStore::Open(dir.path()).status().message(), HasSubstr("a folder"));
@@ -268,7 +272,7 @@ TEST(RunStoreTest, RefusesFoldersMissingFilesForeignDatabasesAndNewerSchemas) {
   EXPECT_THAT(later.status().message(), HasSubstr("newer medreact (schema version 99"));
 }
 
-TEST(RunStoreTest, ADamagedFileIsAClearErrorNeverACrash) {
+TEST(RunStoreFileTest, ADamagedFileIsAClearErrorNeverACrash) {
   testing::TempDir dir;
   // Not a database at all.
   dir.Write("junk.sqlite", std::string(8192, 'x'));
@@ -320,9 +324,8 @@ TEST(RunStoreTest, ADamagedFileIsAClearErrorNeverACrash) {
   }
 }
 
-TEST(RunStoreTest, TwoWritersAtOnceLoseNothing) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreTest, TwoWritersAtOnceLoseNothing) {
+  const std::string path = Store();
   auto shared = OpenOk(path);
   auto second = OpenOk(path);  // another connection, as another process would have
   ASSERT_TRUE(shared && second);
@@ -355,7 +358,7 @@ TEST(RunStoreTest, TwoWritersAtOnceLoseNothing) {
   EXPECT_TRUE(shared->IntegrityCheck().ok());
 }
 
-TEST(RunStoreTest, TheDefaultPathFollowsTheEnvironment) {
+TEST(RunStoreFileTest, TheDefaultPathFollowsTheEnvironment) {
   auto env = [](std::map<std::string, std::string> vars) {
     return [vars](const char* name) -> const char* {
       auto it = vars.find(name);
@@ -369,9 +372,8 @@ TEST(RunStoreTest, TheDefaultPathFollowsTheEnvironment) {
   EXPECT_FALSE(DefaultRunStorePath(env({})).ok());
 }
 
-TEST(RunRecorderTest, AddsTheRunAtItsFirstCheckpointAndRecordsItsEnd) {
-  testing::TempDir dir;
-  std::shared_ptr<RunStore> store = OpenOk(dir.File("runs.sqlite"));
+TEST_P(RunRecorderTest, AddsTheRunAtItsFirstCheckpointAndRecordsItsEnd) {
+  std::shared_ptr<RunStore> store = OpenOk(Store());
   ASSERT_TRUE(store);
   std::vector<std::string> warnings;
   RunRecorder recorder(store, Chat(""), [&](const std::string& w) { warnings.push_back(w); });

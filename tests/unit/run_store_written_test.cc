@@ -10,10 +10,14 @@
 #include <thread>
 
 #include "store/run_store.h"
+#include "testing/store_backends.h"
 #include "testing/subprocess.h"
 
 namespace medreact {
 namespace {
+
+class RunStoreWrittenTest : public testing::StoreBackendTest {};
+MEDREACT_STORE_BACKENDS(RunStoreWrittenTest);
 
 using namespace std::chrono_literals;
 
@@ -44,9 +48,8 @@ std::unique_ptr<RunStore> OpenAs(const std::string& path, const std::string& own
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-TEST(RunStoreWrittenTest, ARunWrittenByAnotherStoreInBetweenIsReadAgain) {
-  testing::TempDir dir;
-  const std::string path = dir.File("runs.sqlite");
+TEST_P(RunStoreWrittenTest, ARunWrittenByAnotherStoreInBetweenIsReadAgain) {
+  const std::string path = Store();
   auto a = OpenAs(path, "ward-a/100/5/1", 0ms);  // a 1 ms lease, no heartbeat
   auto b = OpenAs(path, "ward-b/200/7/1", 60'000ms);
   ASSERT_TRUE(a && b);
