@@ -64,7 +64,9 @@ if [ "$store_kind" = pg ]; then
   [ "$(id -u)" = 0 ] && chown postgres "$tmp/pg"
   as_pg "$bin/initdb" -D "$tmp/pg/data" -U postgres -A trust >/dev/null
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  as_pg "$bin/postgres" -D "$tmp/pg/data" -p "$port" -k "$tmp/pg" -c listen_addresses=127.0.0.1 \
+  # PG_OPTS: extra server settings, e.g. "-c synchronous_commit=off" (a commit not waiting for its fsync).
+  # shellcheck disable=SC2086
+  as_pg "$bin/postgres" -D "$tmp/pg/data" -p "$port" -k "$tmp/pg" -c listen_addresses=127.0.0.1 ${PG_OPTS:-} \
     >"$tmp/pg/log" 2>&1 &
   pg_pid=$!
   until as_pg "$bin/pg_isready" -h 127.0.0.1 -p "$port" -q; do sleep 0.1; done

@@ -12,6 +12,12 @@
 // --no-store it still skips finished cases, and cut ones start over. Without
 // --resume every case is triaged, as before. --events FILE writes every
 // case's events as JSON lines, each with its "case".
+//
+// Through a job queue (issue 28, service/worklist_queue.h): --enqueue puts
+// DIR's cases in the --store's queue as one batch and prints its id (nothing
+// runs here: `medreact worker` processes take them); --wait waits for DIR's
+// newest batch (or --batch ID) and writes its results into --out as a local
+// run does, its dead cases listed as failed (exit 1).
 #include <unistd.h>
 
 #include <chrono>

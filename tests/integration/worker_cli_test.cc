@@ -236,6 +236,62 @@ TEST_P(WorkerKill, ThreeWorkersThirtyCasesOneKilledMidCase) {
 INSTANTIATE_TEST_SUITE_P(Worker, WorkerKill, ::testing::ValuesIn(testing::JobQueueBackendNames()),
                          [](const auto& info) { return info.param; });
 
+// SIGTERM: the worker stops its case (stored `interrupted`, resumable),
+// gives the job back without counting the attempt and exits 143; the next
+// worker goes on with the same run.
+TEST(WorkerCli, SigtermGivesTheJobBackAndTheNextWorkerResumesItsRun) {
+  TempDir dir;
+  const std::string cases_dir = dir.File("cases");
+  fs::create_directories(cases_dir);
+  MakeCases(cases_dir, 1);
+  MockLlmProcess mock(Script(400));
+  ASSERT_TRUE(mock.ok());
+  const std::string store = dir.File("queue.sqlite");
+  auto enqueued = RunCommand({MEDREACT_BINARY, "worklist", cases_dir, "--store", store, "--enqueue"});
+  ASSERT_EQ(enqueued.exit_code, 0) << enqueued.err;
+  std::string batch = enqueued.out.substr(0, enqueued.out.find('\n'));
+  Result<std::unique_ptr<JobQueue>> queue = OpenJobQueue(store);
+  ASSERT_TRUE(queue.ok());
+
+  BackgroundCommand worker({MEDREACT_BINARY, "worker", "--store", store, "--llm-url", mock.base_url()});
+  std::string run_id;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (run_id.empty() && std::chrono::steady_clock::now() < give_up) {
+    Result<std::vector<Job>> jobs = (*queue)->ListBatch(batch);
+    ASSERT_TRUE(jobs.ok());
+    if ((*jobs)[0].state == "running") run_id = (*jobs)[0].run_id;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_FALSE(run_id.empty());
+  worker.Signal(SIGTERM);
+  testing::ProcessResult stopped = worker.Wait();
+  EXPECT_EQ(stopped.exit_code, 143) << stopped.err;
+  EXPECT_THAT(stopped.err, HasSubstr("released"));
+  Result<std::vector<Job>> jobs = (*queue)->ListBatch(batch);
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ((*jobs)[0].state, "queued");
+  EXPECT_EQ((*jobs)[0].attempts, 0);
+  EXPECT_EQ((*jobs)[0].run_id, run_id);
+  {
+    Result<std::unique_ptr<RunStore>> reader = OpenStore(store);
+    ASSERT_TRUE(reader.ok());
+    EXPECT_EQ((*reader)->Get(run_id).value_or(RunRecord{}).status, "interrupted");
+  }
+
+  auto next = RunCommand({MEDREACT_BINARY, "worker", "--store", store, "--llm-url", mock.base_url(), "--once"});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  jobs = (*queue)->ListBatch(batch);
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ((*jobs)[0].state, "done");
+  EXPECT_EQ((*jobs)[0].run_id, run_id);
+  Result<Json> result = ParseJson((*jobs)[0].result);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ((*result)["resumed"], true);
+  Result<std::unique_ptr<RunStore>> reader = OpenStore(store);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->Get(run_id).value_or(RunRecord{}).status, "finished");
+}
+
 // A file's JSON without what differs between two runs of the same input: times and run ids.
 Json Normalised(const std::string& path) {
   Result<Json> j = ParseJson(ReadFileOrEmpty(path));
