@@ -25,6 +25,7 @@
 // checkpoints and the step's events. Counters: per-step p50 / p99 of each,
 // their difference, and the store's own time per step (the hook's time
 // summed over the step's checkpoints), p50 / p99.
+#include <cstdlib>
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +190,39 @@ void BM_StoreCheckpointPerStep(benchmark::State& state) {
   state.counters["steps"] = static_cast<double>(times.step.size());
 }
 BENCHMARK(BM_StoreCheckpointPerStep)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Unit(benchmark::kMillisecond);
+
+// The same runs on a PostgreSQL store: MEDREACT_BENCH_PG_URL names a
+// database (bench/pg_store_bench.sh starts a server and sets it); skipped
+// when unset. Every checkpoint is one transaction over a loopback socket.
+void BM_StoreCheckpointPerStepPostgres(benchmark::State& state) {
+  const char* url = std::getenv("MEDREACT_BENCH_PG_URL");
+  if (!url || !*url) {
+    state.SkipWithError("MEDREACT_BENCH_PG_URL is not set (bench/pg_store_bench.sh sets it)");
+    return;
+  }
+  const int steps = static_cast<int>(state.range(0));
+  Result<std::unique_ptr<RunStore>> store = RunStore::Open(url);
+  if (!store.ok()) {
+    state.SkipWithError(store.status().ToString().c_str());
+    return;
+  }
+  Times times;
+  static int run = 0;
+  for (auto _ : state) {
+    if (!WriteRun(**store, "run_pg_" + std::to_string(steps) + "_" + std::to_string(run++), steps, &times)) {
+      state.SkipWithError("SaveCheckpoint failed");
+      return;
+    }
+  }
+  state.counters["step_p50_ms"] = Percentile(times.step, 0.50);
+  state.counters["step_p99_ms"] = Percentile(times.step, 0.99);
+  state.counters["step_cpu_p50_ms"] = Percentile(times.step_cpu, 0.50);
+  state.counters["step_cpu_p99_ms"] = Percentile(times.step_cpu, 0.99);
+  state.counters["ckpt_p50_ms"] = Percentile(times.checkpoint, 0.50);
+  state.counters["ckpt_p99_ms"] = Percentile(times.checkpoint, 0.99);
+  state.counters["steps"] = static_cast<double>(times.step.size());
+}
+BENCHMARK(BM_StoreCheckpointPerStepPostgres)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Unit(benchmark::kMillisecond);
 
 void BM_StoreSizePer1000Steps(benchmark::State& state) {
   const bool finish = state.range(0) != 0;

@@ -25,8 +25,9 @@ Result<std::string> StorePath(const std::string& flag, bool* named) {
 
 void AddStoreFlags(CLI::App* command, StoreFlags* flags) {
   command->add_option("--store", flags->path,
-                      "the run store (SQLite) this run is recorded in, for 'medreact runs' (default: "
-                      "MEDREACT_STORE, else $XDG_DATA_HOME/medreact/runs.sqlite)");
+                      "the run store this run is recorded in, for 'medreact runs': a SQLite file, or a "
+                      "postgres://user@host/db URL (default: MEDREACT_STORE, else "
+                      "$XDG_DATA_HOME/medreact/runs.sqlite)");
   command->add_flag("--no-store", flags->no_store, "do not record this run in the run store");
   command->add_flag("--store-fsync", flags->fsync,
                     "sync the run store to disk at every checkpoint (survives a power cut, not only a crash)");
@@ -34,7 +35,8 @@ void AddStoreFlags(CLI::App* command, StoreFlags* flags) {
 
 void AddStorePathFlag(CLI::App* command, std::string* path) {
   command->add_option("--store", *path,
-                      "the run store (default: MEDREACT_STORE, else $XDG_DATA_HOME/medreact/runs.sqlite)");
+                      "the run store: a SQLite file or a postgres:// URL (default: MEDREACT_STORE, else "
+                      "$XDG_DATA_HOME/medreact/runs.sqlite)");
 }
 
 Result<std::shared_ptr<RunStore>> OpenStoreForRun(const StoreFlags& flags,

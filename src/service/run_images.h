@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "medreact/status.h"
+#include "store/run_store.h"
 
 namespace medreact::service {
 
@@ -24,12 +25,15 @@ namespace medreact::service {
 // a request sent, kept 0600 by content ("<32 hex digits>-<safe name>") and
 // named by the run inputs that use them. RunService::Prune removes those no
 // remaining run names.
-inline std::string UploadFolderForStore(const std::string& store_path) { return store_path + ".uploads"; }
+inline std::string UploadFolderForStore(const std::string& store_path) {
+  return RunStoreFilesBase(store_path) + ".uploads";
+}
 
 class RunImageFolder {
  public:
-  // The folder of the store at `store_path`.
-  static std::string ForStore(const std::string& store_path) { return store_path + ".images"; }
+  // The folder of the store at `store_path` (RunStoreFilesBase: a
+  // PostgreSQL store's is a local folder).
+  static std::string ForStore(const std::string& store_path) { return RunStoreFilesBase(store_path) + ".images"; }
   explicit RunImageFolder(std::string dir) : dir_(std::move(dir)) {}
 
   const std::string& dir() const { return dir_; }

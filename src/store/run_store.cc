@@ -596,6 +596,25 @@ Result<std::string> DefaultRunStorePath(const std::function<const char*(const ch
   return (data / "medreact" / "runs.sqlite").string();
 }
 
+std::string RunStoreFilesBase(const std::string& path) {
+  if (!IsPostgresUrl(path)) return path;
+  // host:port/db of the URL, without user, password or query.
+  std::string rest = path.substr(path.find("://") + 3);
+  rest = rest.substr(0, rest.find_first_of("?#"));
+  if (const size_t at = rest.rfind('@', rest.find('/')); at != std::string::npos) rest.erase(0, at + 1);
+  std::string name;
+  for (unsigned char c : rest) name += std::isalnum(c) || c == '-' || c == '.' ? static_cast<char>(c) : '_';
+  fs::path data;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && fs::path(xdg).is_absolute()) {
+    data = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && fs::path(home).is_absolute()) {
+    data = fs::path(home) / ".local" / "share";
+  } else {
+    data = fs::temp_directory_path();
+  }
+  return (data / "medreact" / "postgres" / name).string();
+}
+
 std::string StoreTimestampMillis(std::chrono::system_clock::time_point t) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   const std::time_t tt = static_cast<std::time_t>(ms / 1000);

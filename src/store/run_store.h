@@ -50,6 +50,13 @@
 // the steps of a migration table (run_store.cc) and refuses a newer one or a
 // database that is not a run store.
 //
+// PostgreSQL. Open() with a `postgres://` or `postgresql://` URL keeps the
+// same tables, semantics and API in a PostgreSQL database instead
+// (run_store_pg.h: fencing under the run row's lock, leases by the server's
+// clock, event cursors handed out in commit order under an advisory lock);
+// path() is then the URL with its password replaced by "***", and what is
+// said here of the file (WAL, modes, busy timeout) is the server's matter.
+//
 // Errors are values naming the file and SQLite's message; a damaged or
 // foreign file is a clear FailedPrecondition, never a crash. Thread-safe: one
 // connection behind a mutex. Several processes may use one file at once
@@ -166,6 +173,9 @@ class RunStore {
  public:
   static constexpr int kSchemaVersion = 5;
 
+  // `path` may be a postgres:// URL (see "PostgreSQL" above: NotFound for a
+  // database without a store when !create_if_missing; Unavailable naming the
+  // redacted URL when the server cannot be reached).
   // Opens (creating when allowed) the store at `path`, applying the schema's
   // migrations. InvalidArgument: an empty path, a folder; NotFound: missing
   // and !create_if_missing; FailedPrecondition: not a SQLite file, damaged,
@@ -313,6 +323,13 @@ std::string StoreTimestampMillis(std::chrono::system_clock::time_point t);
 // (relative XDG_DATA_HOME or HOME values are ignored, as the XDG spec says).
 // FailedPrecondition when none applies. `getenv` defaults to std::getenv.
 Result<std::string> DefaultRunStorePath(const std::function<const char*(const char*)>& getenv = nullptr);
+
+// Where the files kept beside a store go (its images and uploads: `<base>.images`,
+// `<base>.uploads`): a SQLite store's path itself; for a PostgreSQL store
+// (a URL) a local folder under the data folder named by its server, port
+// and database ($XDG_DATA_HOME/medreact/postgres/<host>_<port>_<db>): those
+// files are on this machine only, not in the database.
+std::string RunStoreFilesBase(const std::string& path);
 
 // "2026-11-25T03:04:05Z", the store's timestamps (they sort as text).
 std::string StoreTimestamp(std::chrono::system_clock::time_point t);

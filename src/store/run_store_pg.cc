@@ -5,8 +5,10 @@
 #include "store/run_store_pg.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
+#include "core/file_io.h"
 #include "medreact/run_state.h"
 #include "store/pg_schema.h"
 #include "store/run_owner.h"
@@ -72,6 +74,12 @@ Result<std::unique_ptr<RunStore::Pg>> RunStore::Pg::Open(const std::string& url,
     if (!conn.ok()) return conn.status();
   }
   pg->conn = std::move(*conn);
+  if (!options.read_only) {
+    // The local folder of the store's images and uploads (RunStoreFilesBase),
+    // private as a SQLite store's folders are; made again by its users when
+    // this fails.
+    MakePrivateFolders(std::filesystem::path(RunStoreFilesBase(url)).parent_path().string());
+  }
   return pg;
 }
 
@@ -159,9 +167,10 @@ Status RunStore::Pg::Run(const std::function<Status(PgConnection&)>& body) {
     Status s = body(*conn);
     if (s.ok()) return s;
     const bool lost_in_commit = committing_ || s.message().find("may or may not be stored") != std::string::npos;
+    const std::string sqlstate = conn->sqlstate();  // before the rollback's own call clears it
     if (!conn->Broken()) conn->Rollback();
     if (conn->Broken() && !reconnected && !lost_in_commit) continue;  // reconnected at the top
-    if (IsRetryableSqlState(conn->sqlstate()) && attempt < 5) continue;
+    if (IsRetryableSqlState(sqlstate) && attempt < 5) continue;
     return s;
   }
 }
