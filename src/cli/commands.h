@@ -21,6 +21,7 @@ void AddToolsCommand(CLI::App& app, int* exit_code);
 void AddTraceCommand(CLI::App& app, int* exit_code);
 void AddTriageCommand(CLI::App& app, int* exit_code);
 void AddWorklistCommand(CLI::App& app, int* exit_code);
+void AddWorkerCommand(CLI::App& app, int* exit_code);
 void AddCalcCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddEvalCommand(CLI::App& app, int* exit_code);

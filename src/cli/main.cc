@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
       {"research", medreact::cli::AddResearchCommand}, {"dicom", medreact::cli::AddDicomCommand},
       {"runs", medreact::cli::AddRunsCommand},         {"cxr", medreact::cli::AddCxrCommand},
       {"serve", medreact::cli::AddServeCommand},       {"mcp", medreact::cli::AddMcpCommand},
+      {"worker", medreact::cli::AddWorkerCommand},
   };
   const std::string_view named = argc > 1 ? argv[1] : "";
   const auto only = std::find_if(std::begin(kCommands), std::end(kCommands),

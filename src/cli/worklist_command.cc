@@ -12,8 +12,15 @@
 // --no-store it still skips finished cases, and cut ones start over. Without
 // --resume every case is triaged, as before. --events FILE writes every
 // case's events as JSON lines, each with its "case".
+//
+// Through a job queue (issue 28, service/worklist_queue.h): --enqueue puts
+// DIR's cases in the --store's queue as one batch and prints its id (nothing
+// runs here: `medreact worker` processes take them); --wait waits for DIR's
+// newest batch (or --batch ID) and writes its results into --out as a local
+// run does, its dead cases listed as failed (exit 1).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -26,6 +33,8 @@
 #include "core/file_io.h"
 #include "core/printable.h"
 #include "service/triage_runs.h"
+#include "service/worklist_queue.h"
+#include "store/job_queue.h"
 
 namespace medreact::cli {
 namespace {
@@ -40,7 +49,98 @@ struct WorklistFlags {
   bool resume = false;
   std::string events_path;
   StoreFlags store;
+  bool enqueue = false;  // --enqueue: put the cases in the store's job queue
+  bool wait = false;     // --wait: wait for the batch and write its results
+  std::string batch;     // --batch: the batch to wait for ("" = DIR's newest)
+  double wait_timeout_s = 0;  // --wait-timeout; 0 = no limit
 };
+
+// The table (or worklist.json) and the exit code of a finished report.
+int PrintReport(const WorklistFlags& flags, const WorklistReport& report) {
+  if (flags.json) {
+    std::cout << Printable(DumpJson(WorklistJson(report), 2)) << "\n";
+  } else {
+    std::cout << "Worklist " << flags.dir << ": " << report.cases.size() << " cases, "
+              << report.cases.size() - report.failed << " triaged, " << report.failed << " failed";
+    if (flags.resume) std::cout << " (" << report.skipped << " finished earlier, " << report.resumed << " resumed)";
+    std::cout << "; planner " << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
+              << RenderWorklistTable(report);  // each field escaped as one line
+    if (!flags.out_dir.empty() && report.write_error.empty()) {
+      std::cout << "\nResults: " << flags.out_dir << "/worklist.json (and one <case>.json per case)\n";
+    }
+  }
+  int exit_code = kExitOk;
+  if (!report.write_error.empty()) {
+    std::cerr << "medreact worklist: " << report.write_error << "\n";
+    exit_code = kExitRunFailed;
+  }
+  if (report.failed > 0 || report.not_finished > 0) {
+    std::cerr << "medreact worklist: " << report.failed << " case(s) failed, " << report.not_finished
+              << " investigation(s) ended on a limit or error\n";
+    exit_code = kExitRunFailed;
+  }
+  size_t fell_back = 0;
+  for (const WorklistCaseResult& c : report.cases) fell_back += c.ok && c.fell_back;
+  if (fell_back > 0 && flags.triage.require_model) {
+    std::cerr << "medreact worklist: the model never answered for " << fell_back
+              << " case(s); the rules planner decided them (--require-model)\n";
+    exit_code = kExitRunFailed;
+  }
+  return exit_code;
+}
+
+// --enqueue and/or --wait: the worklist through the store's job queue
+// (`medreact worker` runs the cases). --enqueue prints the batch id;
+// --wait writes the batch's results into --out as a local run does.
+int RunQueuedWorklist(const WorklistFlags& flags) {
+  auto fail = [](const std::string& message) {
+    std::cerr << "medreact worklist: " << WithFlagNames(message) << "\n";
+    return kExitBadInput;
+  };
+  if (flags.store.path.empty()) return fail("--enqueue and --wait need --store (a SQLite file or a postgres:// URL)");
+  if (flags.store.no_store) return fail("give either --store or --no-store, not both");
+  if (flags.resume) return fail("--resume is for a local run; a queued worklist resumes its cases by itself");
+  if (!flags.events_path.empty()) return fail("--events is for a local run (a worker's runs are in the store)");
+  if (flags.wait && flags.out_dir.empty()) return fail("--wait needs --out");
+  Result<std::unique_ptr<JobQueue>> queue = OpenJobQueue(flags.store.path);
+  if (!queue.ok()) return fail(queue.status().message());
+  std::string batch = flags.batch;
+  if (flags.enqueue) {
+    if (!batch.empty()) return fail("--batch names a batch to wait for; --enqueue makes a new one");
+    Result<std::string> id = service::EnqueueWorklist(**queue, flags.dir, flags.out_dir);
+    if (!id.ok()) return fail(id.status().message());
+    batch = *id;
+    if (!flags.wait) {
+      std::cout << batch << "\n";
+      return kExitOk;
+    }
+    if (!flags.quiet) std::cerr << "medreact worklist: batch " << batch << " enqueued\n";
+  }
+  if (batch.empty()) {
+    Result<BatchInfo> latest = (*queue)->LatestBatch(service::WorklistBatchLabel(flags.dir));
+    if (!latest.ok()) return fail(latest.status().message() + " (enqueue it with --enqueue, or name it with --batch)");
+    batch = latest->id;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::vector<Job>> jobs = (*queue)->WaitBatch(
+      batch, std::chrono::milliseconds(static_cast<int64_t>(flags.wait_timeout_s * 1000)),
+      std::chrono::milliseconds(200), InstallInterruptHandlers());
+  if (!jobs.ok()) {
+    std::cerr << "medreact worklist: " << WithFlagNames(jobs.status().message()) << "\n";
+    return ExitCodeAfterInterrupt(jobs.status().code() == StatusCode::kNotFound ? kExitBadInput : kExitRunFailed);
+  }
+  const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  WorklistReport report = service::CollectWorklist(*jobs, flags.out_dir, elapsed);
+  size_t dead = 0;
+  for (const Job& j : *jobs) {
+    if (j.state != "dead") continue;
+    ++dead;
+    std::cerr << "medreact worklist: case " << PrintableLine(j.case_name) << " is dead after " << j.attempts
+              << " attempt(s): " << PrintableLine(j.last_error) << "\n";
+  }
+  const int exit_code = PrintReport(flags, report);
+  return ExitCodeAfterInterrupt(dead > 0 ? kExitRunFailed : exit_code);
+}
 
 // --events: every case's events as JSON lines, each with its case's name.
 void WriteCaseEvent(LineLog& log, const std::string& name, const Event& e) {
@@ -54,6 +154,8 @@ int RunWorklistCommand(const WorklistFlags& flags) {
     std::cerr << "medreact worklist: " << WithFlagNames(message) << "\n";
     return kExitBadInput;
   };
+  if (flags.enqueue || flags.wait) return RunQueuedWorklist(flags);
+  if (!flags.batch.empty()) return fail("--batch goes with --wait");
   if (!flags.events_path.empty()) {
     if (Status s = CheckOutputPath(flags.events_path, "--events"); !s.ok()) return fail(s.message());
   }
@@ -104,40 +206,12 @@ int RunWorklistCommand(const WorklistFlags& flags) {
 
   WorklistReport report =
       service::RunWorklistPrepared(runs, std::move(*prepared), {.cancel = InstallInterruptHandlers(), .warn = warn});
-  if (flags.json) {
-    std::cout << Printable(DumpJson(WorklistJson(report), 2)) << "\n";
-  } else {
-    std::cout << "Worklist " << flags.dir << ": " << report.cases.size() << " cases, "
-              << report.cases.size() - report.failed << " triaged, " << report.failed << " failed";
-    if (flags.resume) std::cout << " (" << report.skipped << " finished earlier, " << report.resumed << " resumed)";
-    std::cout << "; planner " << report.planner << "; " << static_cast<long long>(report.elapsed_ms) << " ms\n\n"
-              << RenderWorklistTable(report);  // each field escaped as one line
-    if (!flags.out_dir.empty() && report.write_error.empty()) {
-      std::cout << "\nResults: " << flags.out_dir << "/worklist.json (and one <case>.json per case)\n";
-    }
-  }
-  int exit_code = kExitOk;
+  int exit_code = PrintReport(flags, report);
   if (events) {
     if (Status s = events->status(); !s.ok()) {
       std::cerr << "medreact worklist: " << s.message() << "\n";
       exit_code = kExitRunFailed;
     }
-  }
-  if (!report.write_error.empty()) {
-    std::cerr << "medreact worklist: " << report.write_error << "\n";
-    exit_code = kExitRunFailed;
-  }
-  if (report.failed > 0 || report.not_finished > 0) {
-    std::cerr << "medreact worklist: " << report.failed << " case(s) failed, " << report.not_finished
-              << " investigation(s) ended on a limit or error\n";
-    exit_code = kExitRunFailed;
-  }
-  size_t fell_back = 0;
-  for (const WorklistCaseResult& c : report.cases) fell_back += c.ok && c.fell_back;
-  if (fell_back > 0 && flags.triage.require_model) {
-    std::cerr << "medreact worklist: the model never answered for " << fell_back
-              << " case(s); the rules planner decided them (--require-model)\n";
-    exit_code = kExitRunFailed;
   }
   return ExitCodeAfterInterrupt(exit_code);
 }
@@ -160,6 +234,15 @@ void AddWorklistCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--events", flags->events_path,
                   "write every case's events as JSON lines (with \"case\") to this file");
   AddStoreFlags(cmd, &flags->store);
+  cmd->add_flag("--enqueue", flags->enqueue,
+                "put the cases in the --store's job queue for `medreact worker` and print the batch id (nothing "
+                "runs here)");
+  cmd->add_flag("--wait", flags->wait,
+                "wait for the --store's batch of DIR (or --batch) and write its results into --out as a local run "
+                "does");
+  cmd->add_option("--batch", flags->batch, "with --wait: the batch to wait for (default: DIR's newest)");
+  cmd->add_option("--wait-timeout", flags->wait_timeout_s, "with --wait: give up after this many seconds (0: never)")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->callback([flags, exit_code] { *exit_code = RunWorklistCommand(*flags); });
 }
 

@@ -75,7 +75,36 @@ CREATE TABLE model_info (
   PRIMARY KEY (url, model)
 );
 )sql"},
-    // 2: the job queue's tables (pgqueue) go here.
+    // 2: the job queue (job_queue.h, job_queue_pg.cc): batches and their
+    // jobs, claimed with FOR UPDATE SKIP LOCKED; lease_until and
+    // available_at in ms since the epoch by the server's clock.
+    {2, "the job queue's tables", R"sql(
+CREATE TABLE job_batches (
+  id         TEXT PRIMARY KEY,
+  n          BIGSERIAL,
+  label      TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX job_batches_label ON job_batches(label, n);
+CREATE TABLE jobs (
+  id           BIGSERIAL PRIMARY KEY,
+  batch_id     TEXT NOT NULL REFERENCES job_batches(id) ON DELETE CASCADE,
+  case_name    TEXT NOT NULL,
+  inputs       TEXT NOT NULL,
+  state        TEXT NOT NULL,
+  attempts     INTEGER NOT NULL DEFAULT 0,
+  owner        TEXT,
+  lease_until  BIGINT NOT NULL DEFAULT 0,
+  available_at BIGINT NOT NULL DEFAULT 0,
+  run_id       TEXT NOT NULL DEFAULT '',
+  result       TEXT,
+  last_error   TEXT NOT NULL DEFAULT '',
+  created_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL,
+  UNIQUE (batch_id, case_name)
+);
+CREATE INDEX jobs_claim ON jobs(state, available_at, id);
+)sql"},
 };
 
 }  // namespace

@@ -42,7 +42,8 @@
 // run whose lease expired, or whose holder was on this machine and its
 // process is gone (a kill -9 frees a run at once, not after the lease time).
 //
-// Schema (version 3: leases, the events' wall-clock time and the model
+// Schema (version 5: the job queue's tables, job_queue.h; version 4: the
+// events' store-wide cursor; version 3: leases, the events' wall-clock time and the model
 // servers' context sizes; version 2 had no leases, version 1 no `events`). `PRAGMA user_version` is
 // the schema version, `application_id`
 // marks the file as a run store; Open() brings an older file up to date by
@@ -170,7 +171,7 @@ struct PruneFilter {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // `path` may be a postgres:// URL (see "PostgreSQL" above: NotFound for a
   // database without a store when !create_if_missing; Unavailable naming the

@@ -122,6 +122,34 @@ INSERT INTO events_v4(id, run_id, seq, type, step, tool_call_id, elapsed_ms, eve
 DROP TABLE events;
 ALTER TABLE events_v4 RENAME TO events;
 )sql"},
+    // 5: the job queue (job_queue.h): a worklist's cases as jobs that worker
+    // processes claim with a lease, retry with a backoff and end done or dead.
+    {5, R"sql(
+CREATE TABLE job_batches (
+  id         TEXT PRIMARY KEY,
+  label      TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX job_batches_label ON job_batches(label, created_at);
+CREATE TABLE jobs (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  batch_id     TEXT NOT NULL,
+  case_name    TEXT NOT NULL,
+  inputs       TEXT NOT NULL,
+  state        TEXT NOT NULL,
+  attempts     INTEGER NOT NULL DEFAULT 0,
+  owner        TEXT,
+  lease_until  INTEGER NOT NULL DEFAULT 0,
+  available_at INTEGER NOT NULL DEFAULT 0,
+  run_id       TEXT NOT NULL DEFAULT '',
+  result       TEXT,
+  last_error   TEXT NOT NULL DEFAULT '',
+  created_at   TEXT NOT NULL,
+  updated_at   TEXT NOT NULL,
+  UNIQUE (batch_id, case_name)
+);
+CREATE INDEX jobs_claim ON jobs(state, available_at);
+)sql"},
 };
 static_assert(std::size(kMigrations) == RunStore::kSchemaVersion, "one migration step per schema version");
 

@@ -195,6 +195,21 @@ WorklistCaseResult TriageOne(const CaseRun& run, const std::string& name, Triage
             options.store, std::move(record), [warn, name](const std::string& w) { warn("case '" + name + "': " + w); },
             state.has_value());
         config.on_checkpoint = recorder->Hook();
+        if (options.on_run_stored) {
+          if (state) {
+            options.on_run_stored(name, run.cut->id);
+          } else {
+            // The run's row exists once its first checkpoint is stored.
+            config.on_checkpoint = [hook = std::move(config.on_checkpoint), rec = recorder.get(), &options, name,
+                                    told = std::make_shared<bool>(false)](const RunState& s) {
+              hook(s);
+              if (!*told && !rec->run_id().empty()) {
+                *told = true;
+                options.on_run_stored(name, rec->run_id());
+              }
+            };
+          }
+        }
         config.on_event = recorder->Events(std::move(config.on_event));  // the store's copy first
       }
       if (options.on_case_event) {
@@ -325,6 +340,26 @@ void RemoveStaleResults(const std::string& out_dir, const std::vector<std::strin
   }
   fs::remove(fs::path(out_dir) / "worklist.json", ec);
 }
+
+// A case's <case>.json and (when `trace` is not null) <case>.trace.json.
+Status WriteCaseFiles(const std::string& out_dir, const std::string& name, const OrderedJson& result,
+                      const OrderedJson& trace) {
+  const fs::path base = fs::path(out_dir) / name;
+  Status s = WriteTextFile(DumpJson(result, 2) + "\n", base.string() + ".json");
+  if (s.ok() && !trace.is_null()) s = WriteTextFile(DumpJson(trace, 2) + "\n", base.string() + ".trace.json");
+  return s;
+}
+
+// Vouched for once its files are written: finished, not on a limit, an error or the fallback.
+bool Vouched(const WorklistCaseResult& c, const std::string& digest) {
+  return c.ok && !c.skipped && c.status == RunStatus::kFinished && !c.fell_back && !digest.empty();
+}
+
+Json StateEntry(const WorklistCaseResult& c, const std::string& digest) {
+  return Json{{"digest", digest}, {"status", RunStatusName(c.status)}, {"elapsed_ms", c.elapsed_ms}};
+}
+
+void SortAndWriteReport(const std::string& out_dir, WorklistReport& report);
 
 int Priority(const WorklistCaseResult& c) { return c.result.value("priority_level", 9); }
 int BasePriority(const WorklistCaseResult& c) { return c.result.value("base_priority", 9); }
@@ -527,6 +562,18 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
     }
   }
 
+  // Runs named to go on with (a job queue's retry or takeover), when they were cut.
+  for (const auto& [name, run_id] : options.resume_runs) {
+    if (!options.store || report.planner != "model" || run_id.empty()) break;
+    Result<RunRecord> r = options.store->Get(run_id);
+    if (!r.ok()) {
+      warn("case '" + name + "': run '" + run_id + "' cannot be read (" + r.status().message() +
+           "); the case starts over");
+      continue;
+    }
+    if (r->status == "running" || r->status == "interrupted" || r->status == "error") cut[name] = std::move(*r);
+  }
+
   std::atomic<size_t> next{0};
   size_t done = 0;
   std::mutex mu;
@@ -562,9 +609,8 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
           result = TriageOne(run, cases[i], config, model_status, recorded);
         }
         if (writing && result.ok && !result.skipped) {
-          const fs::path base = fs::path(options.out_dir) / cases[i];
-          s = WriteTextFile(DumpJson(result.result, 2) + "\n", base.string() + ".json");
-          if (s.ok() && result.trace) s = WriteTraceFile(*result.trace, base.string() + ".trace.json");
+          const OrderedJson trace = result.trace ? ToJson(*result.trace) : OrderedJson();
+          s = WriteCaseFiles(options.out_dir, cases[i], result.result, trace);
         }
       } catch (const std::exception& e) {
         result.ok = false;
@@ -573,10 +619,8 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
       std::lock_guard<std::mutex> lock(mu);
       if (!s.ok() && report.write_error.empty()) report.write_error = s.message();
       // Vouched for once its files are written: finished, not on a limit, an error or the fallback.
-      if (writing && s.ok() && result.ok && !result.skipped && result.status == RunStatus::kFinished &&
-          !result.fell_back && !digests[i].empty()) {
-        state[cases[i]] =
-            Json{{"digest", digests[i]}, {"status", RunStatusName(result.status)}, {"elapsed_ms", result.elapsed_ms}};
+      if (writing && s.ok() && Vouched(result, digests[i])) {
+        state[cases[i]] = StateEntry(result, digests[i]);
         if (Status w = WriteState(options.out_dir, state); !w.ok() && report.write_error.empty()) {
           report.write_error = w.message();
         }
@@ -606,6 +650,15 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
   worker();
   finished.wait();
 
+  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  SortAndWriteReport(options.out_dir, report);
+  return report;
+}
+
+namespace {
+
+// Sorts the cases, counts them and writes worklist.json (when out_dir is set).
+void SortAndWriteReport(const std::string& out_dir, WorklistReport& report) {
   std::stable_sort(report.cases.begin(), report.cases.end(), WorklistOrder);
   for (const WorklistCaseResult& c : report.cases) {
     if (!c.ok) ++report.failed;
@@ -613,14 +666,105 @@ WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string
     report.skipped += c.skipped;
     report.resumed += c.resumed;
   }
-  report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (writing) {
-    if (Status s = WriteTextFile(DumpJson(WorklistJson(report), 2) + "\n",
-                                 (fs::path(options.out_dir) / "worklist.json").string());
+  if (!out_dir.empty()) {
+    if (Status s = WriteTextFile(DumpJson(WorklistJson(report), 2) + "\n", (fs::path(out_dir) / "worklist.json").string());
         !s.ok() && report.write_error.empty()) {
       report.write_error = s.message();
     }
   }
+}
+
+}  // namespace
+
+OrderedJson WorklistCaseToJson(const WorklistCaseResult& c, const std::string& planner, const std::string& digest) {
+  return OrderedJson{{"case", c.name},
+                     {"ok", c.ok},
+                     {"error", c.error},
+                     {"status", RunStatusName(c.status)},
+                     {"fell_back", c.fell_back},
+                     {"resumed", c.resumed},
+                     {"elapsed_ms", c.elapsed_ms},
+                     {"planner", planner},
+                     {"digest", digest},
+                     {"result", c.ok ? c.result : OrderedJson()},
+                     {"trace", c.trace ? ToJson(*c.trace) : OrderedJson()}};
+}
+
+Result<FinishedCase> WorklistCaseFromJson(const OrderedJson& j) {
+  if (!j.is_object()) return Status::InvalidArgument("a worklist case's result is not a JSON object");
+  auto text = [&](const char* key) -> std::string {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto flag = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+  };
+  FinishedCase out;
+  out.result.name = text("case");
+  if (!PlainName(out.result.name)) return Status::InvalidArgument("a worklist case's result names no plain case");
+  out.result.ok = flag("ok");
+  out.result.error = text("error");
+  out.result.fell_back = flag("fell_back");
+  out.result.resumed = flag("resumed");
+  if (auto it = j.find("elapsed_ms"); it != j.end() && it->is_number()) out.result.elapsed_ms = it->get<double>();
+  if (out.result.ok) {
+    std::optional<RunStatus> status;
+    for (RunStatus st : {RunStatus::kFinished, RunStatus::kMaxSteps, RunStatus::kStuck, RunStatus::kTimeout,
+                         RunStatus::kBudget, RunStatus::kError, RunStatus::kAwaitingApproval}) {
+      if (text("status") == RunStatusName(st)) status = st;
+    }
+    if (!status) return Status::InvalidArgument("case '" + out.result.name + "': unknown status '" + text("status") + "'");
+    out.result.status = *status;
+    auto result = j.find("result");
+    if (result == j.end() || !result->is_object()) {
+      return Status::InvalidArgument("case '" + out.result.name + "': its result is not a JSON object");
+    }
+    out.result.result = *result;
+  }
+  if (auto it = j.find("trace"); it != j.end() && it->is_object()) out.trace = *it;
+  out.digest = text("digest");
+  out.planner = text("planner");
+  return out;
+}
+
+FinishedCase FailedCase(const std::string& name, const std::string& error) {
+  FinishedCase out;
+  out.result.name = name;
+  out.result.error = error;
+  return out;
+}
+
+WorklistReport FinishWorklist(const std::string& out_dir, std::vector<FinishedCase> cases, double elapsed_ms) {
+  WorklistReport report;
+  report.elapsed_ms = elapsed_ms;
+  for (const FinishedCase& c : cases) {
+    if (!c.planner.empty()) report.planner = c.planner;
+  }
+  if (report.planner.empty()) report.planner = "model";
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) {
+      report.write_error = "cannot create '" + out_dir + "': " + ec.message();
+    } else {
+      std::set<std::string> earlier;
+      for (const auto& [name, entry] : ReadState(out_dir, [](const std::string&) {})) earlier.insert(name);
+      std::vector<std::string> names;
+      for (const FinishedCase& c : cases) names.push_back(c.result.name);
+      RemoveStaleResults(out_dir, names, earlier, {});
+      std::map<std::string, Json> state;
+      for (const FinishedCase& c : cases) {
+        if (!c.result.ok) continue;
+        Status s = WriteCaseFiles(out_dir, c.result.name, c.result.result, c.trace);
+        if (!s.ok() && report.write_error.empty()) report.write_error = s.message();
+        if (s.ok() && Vouched(c.result, c.digest)) state[c.result.name] = StateEntry(c.result, c.digest);
+      }
+      if (Status s = WriteState(out_dir, state); !s.ok() && report.write_error.empty()) report.write_error = s.message();
+    }
+  }
+  for (FinishedCase& c : cases) report.cases.push_back(std::move(c.result));
+  SortAndWriteReport(out_dir, report);
   return report;
 }
 

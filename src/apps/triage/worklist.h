@@ -48,6 +48,7 @@
 #define MEDREACT_APPS_TRIAGE_WORKLIST_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,6 +102,14 @@ struct WorklistOptions {
   // Every case's events with the case's name (the CLI's --events), besides
   // triage.on_event; called from worker threads, not serialised. Default: none
   std::function<void(const std::string& case_name, const Event&)> on_case_event;
+  // Stored runs to go on with, by case name (a job queue's job remembers
+  // its first attempt's run: a retry or a takeover resumes it from its
+  // checkpoint). A run that ended, or is not in `store`, is not resumed: the
+  // case starts over. Default: none
+  std::map<std::string, std::string> resume_runs;
+  // Called (from the case's thread) once a case's model run is stored, with
+  // its id: after its first checkpoint, or at once for a resumed run. Default: none
+  std::function<void(const std::string& case_name, const std::string& run_id)> on_run_stored;
 };
 
 struct WorklistReport {
@@ -126,6 +135,30 @@ std::string CaseDigest(const std::string& case_dir, const WorklistOptions& optio
 // Triage every case. Never throws; failures are per case.
 WorklistReport RunWorklist(const std::string& dir, const std::vector<std::string>& cases,
                            const WorklistOptions& options);
+
+// A case as a job queue carries it from a worker to the waiter:
+// {"case", "ok", "error", "status", "fell_back", "resumed", "elapsed_ms",
+//  "planner", "digest", "result", "trace"} — the trace as its trace file's JSON
+// (null when none).
+OrderedJson WorklistCaseToJson(const WorklistCaseResult& c, const std::string& planner, const std::string& digest);
+// A case that ran elsewhere, read back (WorklistCaseToJson's shape).
+struct FinishedCase {
+  WorklistCaseResult result;        // trace unset: its JSON is `trace`
+  OrderedJson trace;                // the trace file's JSON; null when none
+  std::string digest;               // CaseDigest as the worker computed it; "" unknown
+  std::string planner;
+};
+Result<FinishedCase> WorklistCaseFromJson(const OrderedJson& j);
+// A failed case (one that could not be triaged: a dead job) for FinishWorklist.
+FinishedCase FailedCase(const std::string& name, const std::string& error);
+
+// Writes a worklist whose cases ran elsewhere (a job queue's workers) into
+// `out_dir` exactly as RunWorklist writes a local run's: the earlier run's
+// files it does not vouch for removed, <case>.json and <case>.trace.json per
+// triaged case, worklist.state.json for the finished ones and worklist.json
+// sorted. Returns the report (its write_error set when a file could not be
+// written); `out_dir` "" writes nothing.
+WorklistReport FinishWorklist(const std::string& out_dir, std::vector<FinishedCase> cases, double elapsed_ms);
 
 // Cases sort by final priority (1 first), then by risk adjustment (INCREASE
 // first), base priority and name.
