@@ -25,6 +25,7 @@
 #include "cli/commands.h"
 #include "core/printable.h"
 #include "cli/model_flags.h"
+#include "cli/setting_flags.h"
 #include "eval/medagentbench_eval.h"
 #include "eval/medcalc_eval.h"
 #include "medreact/json.h"
@@ -92,7 +93,7 @@ struct MabFlags {
 
 int RunEvalMedAgentBench(const MabFlags& flags) {
   auto fail = [](const std::string& m) {
-    std::cerr << "medreact eval medagentbench: " << m << "\n";
+    std::cerr << "medreact eval medagentbench: " << WithFlagNames(m) << "\n";
     return kExitBadInput;
   };
   if (!flags.out.empty()) {

@@ -42,6 +42,13 @@ const std::vector<SettingFlag>& SettingFlags() {
       {"events_path", "--events"},
       // Tool packs' inputs (chat, extract).
       {"fhir_path", "--fhir"},
+      {"fhir_url", "--fhir-url"},
+      {"patient_id", "--patient"},
+      {"fhir_client_id", "--fhir-client-id"},
+      {"fhir_private_key", "--fhir-private-key"},
+      {"fhir_token_url", "--fhir-token-url"},
+      {"mcp_command", "--mcp"},
+      {"mcp_token_env", "--mcp-token-env"},
       {"corpus_dir", "--corpus"},
       {"extras_path", "--extras"},
       {"rag_db", "--rag-db"},

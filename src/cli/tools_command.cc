@@ -57,7 +57,7 @@ void AppendImagingPack(Json& out) {
 int ListMcpTools(const ToolsFlags& flags, const Json& medreact_tools) {
   Result<std::vector<std::shared_ptr<mcp::McpClient>>> clients = ConnectMcpFlags(flags.mcp, nullptr);
   if (!clients.ok()) {
-    std::cerr << "medreact tools: " << PrintableLine(clients.status().message()) << "\n";
+    std::cerr << "medreact tools: " << PrintableLine(WithFlagNames(clients.status().message())) << "\n";
     return kExitBadInput;
   }
   ToolRegistry registry;  // medreact's own names first: a clash with any of them is prefixed
@@ -72,7 +72,7 @@ int ListMcpTools(const ToolsFlags& flags, const Json& medreact_tools) {
   std::map<std::string, std::string> mcp_names;
   for (const auto& client : *clients) {
     if (Status s = mcp::AttachMcpTools(registry, client, warn, &packs, &mcp_names); !s.ok()) {
-      std::cerr << "medreact tools: " << PrintableLine(s.message()) << "\n";
+      std::cerr << "medreact tools: " << PrintableLine(WithFlagNames(s.message())) << "\n";
       return kExitBadInput;
     }
   }

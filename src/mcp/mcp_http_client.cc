@@ -90,8 +90,8 @@ class HttpChannel : public McpChannel {
     if (r.status == 401 || r.status == 403) {
       return Status::PermissionDenied("the MCP server " + Describe() + " refused the request (HTTP " +
                                       std::to_string(r.status) +
-                                      "): give its bearer token in MEDREACT_MCP_TOKEN (or the variable named by "
-                                      "--mcp-token-env)");
+                                      "): give its bearer token in MEDREACT_MCP_TOKEN or in the variable named by "
+                                      "(mcp_token_env)");
     }
     if (r.status == 404 && !session.empty()) {
       return Status::Unavailable("the MCP server " + Describe() + " no longer knows this session (HTTP 404)");

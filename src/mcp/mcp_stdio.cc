@@ -56,7 +56,7 @@ Result<std::vector<std::string>> SplitCommandLine(const std::string& line) {
     }
   }
   if (in_word) words.push_back(std::move(word));
-  if (words.empty()) return Status::InvalidArgument("MCP command line is empty: give the server's command (--mcp 'CMD ARGS')");
+  if (words.empty()) return Status::InvalidArgument("MCP command line is empty: give the server's command and its arguments (mcp_command)");
   return words;
 }
 

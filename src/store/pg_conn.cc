@@ -1,6 +1,15 @@
 // PgConnection over libpq (see pg_conn.h).
+//
+// libpq is loaded at the first Connect (dlopen), not when the program starts,
+// as libcurl is (core/http_curl.cc): libpq pulls in TLS, Kerberos and LDAP
+// (about 20 shared libraries), which every command would otherwise map and
+// relocate at start-up although only a store given as a postgres:// URL uses
+// it (StartupLibrariesTest holds `--help`, `calc`, triage and extract to
+// that). Only its header is compiled in; its functions are called through
+// one table (Pq()), bound once.
 #include "store/pg_conn.h"
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
 
 #include <algorithm>
@@ -29,6 +38,63 @@ std::string OneLine(const char* text) {
 }
 
 void IgnoreNotice(void*, const char*) {}
+
+// The libpq functions medreact calls, by name (the table below is bound from them).
+#define MEDREACT_LIBPQ_FUNCTIONS(X) \
+  X(PQclear) \
+  X(PQcmdTuples) \
+  X(PQconnectdbParams) \
+  X(PQerrorMessage) \
+  X(PQexec) \
+  X(PQexecParams) \
+  X(PQfinish) \
+  X(PQgetisnull) \
+  X(PQgetlength) \
+  X(PQgetvalue) \
+  X(PQnfields) \
+  X(PQntuples) \
+  X(PQreset) \
+  X(PQresultErrorField) \
+  X(PQresultErrorMessage) \
+  X(PQresultStatus) \
+  X(PQsetNoticeProcessor) \
+  X(PQstatus) \
+  X(PQtransactionStatus)
+
+struct PqApi {
+#define MEDREACT_PQ_MEMBER(name) decltype(&::name) name = nullptr;
+  MEDREACT_LIBPQ_FUNCTIONS(MEDREACT_PQ_MEMBER)
+#undef MEDREACT_PQ_MEMBER
+};
+
+constexpr const char* kLibpq = "libpq.so.5";
+
+Result<const PqApi*> OpenLibpq() {
+  void* library = ::dlopen(kLibpq, RTLD_LAZY | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* why = ::dlerror();
+    return Status::Unavailable(std::string("cannot load ") + kLibpq + " (Debian package libpq5): " +
+                               (why != nullptr ? why : "unknown error"));
+  }
+  static PqApi api;
+  bool bound = true;
+#define MEDREACT_PQ_BIND(name) \
+  bound = bound && (api.name = reinterpret_cast<decltype(&::name)>(::dlsym(library, #name))) != nullptr;
+  MEDREACT_LIBPQ_FUNCTIONS(MEDREACT_PQ_BIND)
+#undef MEDREACT_PQ_BIND
+  if (!bound) return Status::Unavailable(std::string(kLibpq) + " lacks a function medreact needs");
+  return &api;
+}
+
+// Never destroyed (a connection may be closed during the exit).
+const Result<const PqApi*>& LoadedLibpq() {
+  static const auto* loaded = new Result<const PqApi*>(OpenLibpq());
+  return *loaded;
+}
+
+// REQUIRES: LoadedLibpq() is ok: every caller holds a connection or a result,
+// which only exist once Connect loaded it.
+const PqApi& Pq() { return **LoadedLibpq(); }
 
 }  // namespace
 
@@ -69,37 +135,37 @@ bool IsRetryableSqlState(const std::string& sqlstate) { return sqlstate == "4000
 
 PgRows::PgRows(pg_result* res) : res_(res) {}
 PgRows::~PgRows() {
-  if (res_) PQclear(res_);
+  if (res_) Pq().PQclear(res_);
 }
 PgRows::PgRows(PgRows&& other) noexcept : res_(std::exchange(other.res_, nullptr)) {}
 PgRows& PgRows::operator=(PgRows&& other) noexcept {
   if (this != &other) {
-    if (res_) PQclear(res_);
+    if (res_) Pq().PQclear(res_);
     res_ = std::exchange(other.res_, nullptr);
   }
   return *this;
 }
-int PgRows::size() const { return res_ ? PQntuples(res_) : 0; }
-int PgRows::columns() const { return res_ ? PQnfields(res_) : 0; }
+int PgRows::size() const { return res_ ? Pq().PQntuples(res_) : 0; }
+int PgRows::columns() const { return res_ ? Pq().PQnfields(res_) : 0; }
 bool PgRows::Null(int row, int col) const {
-  return !res_ || row < 0 || col < 0 || row >= size() || col >= columns() || PQgetisnull(res_, row, col);
+  return !res_ || row < 0 || col < 0 || row >= size() || col >= columns() || Pq().PQgetisnull(res_, row, col);
 }
 std::optional<std::string> PgRows::Get(int row, int col) const {
   if (Null(row, col)) return std::nullopt;
-  return std::string(PQgetvalue(res_, row, col), static_cast<size_t>(PQgetlength(res_, row, col)));
+  return std::string(Pq().PQgetvalue(res_, row, col), static_cast<size_t>(Pq().PQgetlength(res_, row, col)));
 }
 std::string PgRows::Text(int row, int col) const { return Get(row, col).value_or(""); }
 int64_t PgRows::Int(int row, int col) const {
   if (Null(row, col)) return 0;
-  return std::strtoll(PQgetvalue(res_, row, col), nullptr, 10);
+  return std::strtoll(Pq().PQgetvalue(res_, row, col), nullptr, 10);
 }
 double PgRows::Double(int row, int col) const {
   if (Null(row, col)) return 0;
-  return std::strtod(PQgetvalue(res_, row, col), nullptr);
+  return std::strtod(Pq().PQgetvalue(res_, row, col), nullptr);
 }
 int64_t PgRows::affected() const {
   if (!res_) return 0;
-  const char* n = PQcmdTuples(res_);
+  const char* n = Pq().PQcmdTuples(res_);
   return n && *n ? std::strtoll(n, nullptr, 10) : 0;
 }
 
@@ -107,7 +173,7 @@ PgConnection::PgConnection(pg_conn* conn, std::string url, PgConnectOptions opti
     : conn_(conn), url_(std::move(url)), redacted_(RedactPostgresUrl(url_)), options_(options) {}
 
 PgConnection::~PgConnection() {
-  if (conn_) PQfinish(conn_);
+  if (conn_) Pq().PQfinish(conn_);
 }
 
 std::string PgConnection::Where() const { return "PostgreSQL '" + redacted_ + "'"; }
@@ -121,11 +187,12 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& u
   // The URL is expanded by libpq (expand_dbname); the keywords after it win.
   const char* keys[] = {"dbname", "connect_timeout", "application_name", nullptr};
   const char* values[] = {url.c_str(), timeout.c_str(), "medreact", nullptr};
-  pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (const Result<const PqApi*>& libpq = LoadedLibpq(); !libpq.ok()) return libpq.status();
+  pg_conn* conn = Pq().PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (!conn) return Status::Unavailable("PostgreSQL '" + RedactPostgresUrl(url) + "': out of memory");
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string why = OneLine(PQerrorMessage(conn));
-    PQfinish(conn);
+  if (Pq().PQstatus(conn) != CONNECTION_OK) {
+    std::string why = OneLine(Pq().PQerrorMessage(conn));
+    Pq().PQfinish(conn);
     // libpq may quote the connection string's parts, never the URL's password
     // (it names host, port, user and database); redacted anyway.
     return Status::Unavailable("cannot connect to PostgreSQL '" + RedactPostgresUrl(url) + "': " + why);
@@ -136,7 +203,7 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& u
 }
 
 Status PgConnection::ApplySession() {
-  PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
+  Pq().PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
   if (options_.read_only) {
     Result<PgRows> r = Exec("SET default_transaction_read_only = on", {}, "making the session read-only");
     if (!r.ok()) return r.status();
@@ -145,15 +212,15 @@ Status PgConnection::ApplySession() {
 }
 
 Status PgConnection::Fail(const std::string& what, pg_result* res) {
-  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  const char* state = res ? Pq().PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   sqlstate_ = state ? state : "";
   std::string msg;
   if (res) {
-    const char* primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-    msg = primary ? OneLine(primary) : OneLine(PQresultErrorMessage(res));
+    const char* primary = Pq().PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    msg = primary ? OneLine(primary) : OneLine(Pq().PQresultErrorMessage(res));
   }
-  if (msg.empty()) msg = OneLine(PQerrorMessage(conn_));
-  if (res) PQclear(res);
+  if (msg.empty()) msg = OneLine(Pq().PQerrorMessage(conn_));
+  if (res) Pq().PQclear(res);
   std::string text = Where() + (what.empty() ? "" : ": " + what) + ": ";
   if (Broken()) {
     text += "the connection was lost (" + msg + ")";
@@ -169,19 +236,19 @@ Result<PgRows> PgConnection::Exec(const std::string& sql, const std::vector<std:
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  pg_result* res = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+  pg_result* res = Pq().PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                                 values.empty() ? nullptr : values.data(), nullptr, nullptr, 0);
-  const ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  const ExecStatusType st = res ? Pq().PQresultStatus(res) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Fail(what, res);
   return PgRows(res);
 }
 
 Status PgConnection::ExecScript(const std::string& sql, const std::string& what) {
   sqlstate_.clear();
-  pg_result* res = PQexec(conn_, sql.c_str());
-  const ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  pg_result* res = Pq().PQexec(conn_, sql.c_str());
+  const ExecStatusType st = res ? Pq().PQresultStatus(res) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Fail(what, res);
-  PQclear(res);
+  Pq().PQclear(res);
   return Status::OK();
 }
 
@@ -192,7 +259,7 @@ Status PgConnection::Begin(const std::string& mode) {
 
 Status PgConnection::Commit() {
   // A COMMIT of a failed transaction answers ROLLBACK, not an error: said here.
-  if (PQtransactionStatus(conn_) == PQTRANS_INERROR) {
+  if (Pq().PQtransactionStatus(conn_) == PQTRANS_INERROR) {
     Rollback();
     return Status::Unavailable(Where() + ": committing: the transaction failed earlier and was rolled back");
   }
@@ -206,16 +273,16 @@ Status PgConnection::Rollback() {
 }
 
 bool PgConnection::InTransaction() const {
-  const PGTransactionStatusType t = PQtransactionStatus(conn_);
+  const PGTransactionStatusType t = Pq().PQtransactionStatus(conn_);
   return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
 
-bool PgConnection::Broken() const { return !conn_ || PQstatus(conn_) != CONNECTION_OK; }
+bool PgConnection::Broken() const { return !conn_ || Pq().PQstatus(conn_) != CONNECTION_OK; }
 
 Status PgConnection::Reconnect() {
-  PQreset(conn_);
-  if (PQstatus(conn_) != CONNECTION_OK) {
-    return Status::Unavailable("cannot reconnect to " + Where() + ": " + OneLine(PQerrorMessage(conn_)));
+  Pq().PQreset(conn_);
+  if (Pq().PQstatus(conn_) != CONNECTION_OK) {
+    return Status::Unavailable("cannot reconnect to " + Where() + ": " + OneLine(Pq().PQerrorMessage(conn_)));
   }
   return ApplySession();
 }

@@ -480,7 +480,7 @@ TEST(FhirRestTest, BadArgumentsAndLocators) {
   Result<FhirStore> loaded = LoadFhirRecord(FhirPatientUrl(server.base_url(), "pat"));
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->patient_id(), "pat");
-  EXPECT_THAT(LoadFhirRecord("http://127.0.0.1:9/fhir").status().message(), HasSubstr("--fhir-url and --patient"));
+  EXPECT_THAT(LoadFhirRecord("http://127.0.0.1:9/fhir").status().message(), HasSubstr("give the server (fhir_url) and the patient (patient_id)"));
 }
 
 }  // namespace

@@ -95,8 +95,8 @@ class Reader {
     if (!options_.client_id.empty() || !options_.private_key_path.empty()) {
       if (options_.client_id.empty() || options_.private_key_path.empty()) {
         return Status::InvalidArgument(
-            "SMART backend services needs both a client id (--fhir-client-id) and a private key file "
-            "(--fhir-private-key)");
+            "SMART backend services needs both a client id (fhir_client_id) and a private key file "
+            "(fhir_private_key)");
       }
       smart_ = options_.token_source;
       if (!smart_) {
@@ -401,15 +401,15 @@ Result<std::string> DiscoverSmartTokenUrl(const std::string& base, const FhirRes
   std::shared_ptr<HttpTransport> transport = options.transport ? options.transport : MakeCurlTransport();
   Result<HttpResponse> response = transport->Send(request, nullptr, {});
   const std::string where = RedactUrl(request.url);
-  if (!response.ok()) return response.status().WithContext("finding the SMART token endpoint (give --fhir-token-url)");
+  if (!response.ok()) return response.status().WithContext("finding the SMART token endpoint; or name it (fhir_token_url)");
   Result<Json> config = ParseJson(response->body);
   if (response->status != 200 || !config.ok() || !config->is_object()) {
     return Status::NotFound("no SMART configuration at " + where + " (HTTP " + std::to_string(response->status) +
-                            "; give --fhir-token-url)");
+                            "); name the token endpoint (fhir_token_url)");
   }
   std::string token_url = StringOr(*config, "token_endpoint");
   if (token_url.empty() || !IsHttpUrl(token_url)) {
-    return Status::NotFound("the server's SMART configuration names no http(s) token_endpoint (give --fhir-token-url)");
+    return Status::NotFound("the server's SMART configuration names no http(s) token_endpoint; name it (fhir_token_url)");
   }
   return token_url;
 }
@@ -438,7 +438,7 @@ Result<FhirStore> ReadFhirPatient(const std::string& base, const std::string& pa
   if (!IsHttpUrl(b) || OriginOf(b).empty()) {
     return Status::InvalidArgument("the FHIR server URL must be http:// or https:// (got '" + RedactUrl(base) + "')");
   }
-  if (patient_id.empty()) return Status::InvalidArgument("the FHIR patient id is empty (--patient)");
+  if (patient_id.empty()) return Status::InvalidArgument("the FHIR patient id is empty (patient_id)");
   // FHIR R4 id: [A-Za-z0-9\-\.]{1,64} (https://hl7.org/fhir/R4/datatypes.html#id).
   if (patient_id.size() > 64 || !std::all_of(patient_id.begin(), patient_id.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
@@ -491,7 +491,7 @@ Result<FhirStore> LoadFhirRecord(const std::string& path_or_url) {
   std::string base, id;
   if (!SplitFhirPatientUrl(path_or_url, &base, &id)) {
     if (IsHttpUrl(path_or_url)) {
-      return Status::InvalidArgument("a FHIR server record is named <base>/Patient/<id> (give --fhir-url and --patient)");
+      return Status::InvalidArgument("a FHIR server record is named <base>/Patient/<id>: give the server (fhir_url) and the patient (patient_id)");
     }
     return FhirStore::LoadFile(path_or_url);
   }
