@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -33,6 +34,7 @@ struct ServeFlags {
   double max_body_mb = 64;
   bool no_take_over = false;
   bool no_access_log = false;
+  bool queue_worklists = false;
 };
 
 int Fail(const std::string& message) {
@@ -60,6 +62,16 @@ int RunServe(ServeFlags& flags) {
       OpenStoreForRun(flags.store, [&](const std::string& why) { store_problem = why; });
   if (!store.ok()) return Fail(store.status().message());
   if (!*store) return Fail("the server needs a run store: " + (store_problem.empty() ? "none given" : store_problem));
+  if (flags.queue_worklists) {
+    // The store's own job queue (its SQLite file, or its PostgreSQL database:
+    // the URL as given, the store keeps it redacted).
+    std::string where = flags.store.path;
+    if (const char* env = std::getenv("MEDREACT_STORE"); where.empty() && env && *env) where = env;
+    if (where.empty()) where = (*store)->path();
+    Result<std::unique_ptr<JobQueue>> queue = OpenJobQueue(where);
+    if (!queue.ok()) return Fail(queue.status().message());
+    o.worklist_queue = std::move(*queue);
+  }
   // Each event stream is a socket: lift the soft limit on open files to the
   // hard one (often 1024 → 1048576), so a thousand streams fit.
   struct rlimit files {};
@@ -120,6 +132,9 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--mcp-packs", o.mcp_packs,
                   "tool packs also served to MCP clients at /mcp (comma-separated; no fhir or rag)")
       ->delimiter(',');
+  cmd->add_flag("--queue-worklists", flags->queue_worklists,
+                "POST /v1/worklists puts the cases in the store's job queue for 'medreact worker's instead of "
+                "running them here");
   cmd->add_flag("--no-take-over", flags->no_take_over, "do not resume, at start, the runs whose owner died");
   cmd->add_flag("--no-access-log", flags->no_access_log, "no line per request on stderr");
   cmd->add_option("--vision-url", o.vision_url, "OpenAI-compatible vision model server for cxr runs")

@@ -45,7 +45,10 @@ int RunWorkerCommand(const WorkerFlags& flags) {
     std::cerr << "medreact worker: " << PrintableLine(WithFlagNames(w)) << "\n";
   };
   if (flags.lease_s < 1) return fail("--lease must be at least 1 second");
-  const service::TriageSettings settings = TriageSettingsOf(flags.triage);
+  service::TriageSettings settings = TriageSettingsOf(flags.triage);
+  // Every case a stored run, whoever plans it (the rules planner too), as in
+  // the server's own worklists: the page and `runs show` find it by its job.
+  settings.record_always = true;
   Result<std::shared_ptr<RunStore>> store = OpenStoreForRun({.path = flags.store}, warn);
   if (!store.ok()) return fail(store.status().message());
   if (!*store) return fail("the run store '" + flags.store + "' cannot be opened");

@@ -302,7 +302,7 @@ void ResumeRun(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p
 
 namespace {
 // The runs a stopping server cut (they ended interrupted), for the next start.
-std::string StoppedFile(const ApiState& s) { return s.service.store()->path() + ".serve-stopped.json"; }
+std::string StoppedFile(const ApiState& s) { return RunStoreFilesBase(s.service.store()->path()) + ".serve-stopped.json"; }
 }  // namespace
 
 std::vector<std::string> Api::TakeOverOrphans() {

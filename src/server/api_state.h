@@ -44,6 +44,9 @@ struct ServerWorklist {
   size_t total = 0, done = 0, failed = 0;
   Json cases = Json::array();  // the cases finished so far
   CancellationToken cancel;
+  // The job-queue batch its cases were put in (ServeOptions::worklist_queue);
+  // "" when it runs in this server. A queued worklist is read from its batch.
+  std::string batch;
 };
 
 struct ApiState : std::enable_shared_from_this<ApiState> {

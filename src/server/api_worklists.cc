@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "core/file_io.h"
@@ -20,6 +21,7 @@
 #include "server/multipart.h"
 #include "service/app_inputs.h"
 #include "service/triage_runs.h"
+#include "service/worklist_queue.h"
 
 namespace medreact::server {
 namespace {
@@ -37,7 +39,8 @@ bool IsWorklistId(const std::string& id) {
   return std::all_of(id.begin() + 3, id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
 }
 
-std::string WorklistsDir(const ApiState& s) { return s.service.store()->path() + ".worklists"; }
+// Beside the store (a PostgreSQL store: its local folder, RunStoreFilesBase).
+std::string WorklistsDir(const ApiState& s) { return RunStoreFilesBase(s.service.store()->path()) + ".worklists"; }
 
 Json CaseJson(const WorklistCaseResult& c, const RunStore& store) {
   Json j{{"case", c.name}, {"ok", c.ok}, {"elapsed_ms", c.elapsed_ms}};
@@ -76,10 +79,65 @@ void SortCases(Json& cases) {
 }
 
 Status WriteServerFile(const ServerWorklist& w) {
-  const Json j{{"id", w.id},         {"dir", w.dir},         {"created_at", w.created_at},
-               {"status", w.status}, {"concurrency", w.concurrency}, {"cases_total", w.total},
-               {"cases_done", w.done}, {"cases_failed", w.failed}, {"cases", w.cases}};
+  Json j{{"id", w.id},         {"dir", w.dir},         {"created_at", w.created_at},
+         {"status", w.status}, {"concurrency", w.concurrency}, {"cases_total", w.total},
+         {"cases_done", w.done}, {"cases_failed", w.failed}, {"cases", w.cases}};
+  if (!w.batch.empty()) j["batch"] = w.batch;
   return WriteFileAtomic(w.folder + "/server.json", DumpJson(j, 2) + "\n");
+}
+
+// A queued worklist's case as the page and the API show a case run here
+// (CaseJson): a done job's result as its worker reported it, a dead job as a
+// failed case naming its attempts and last error; nullopt while it is queued
+// or running.
+std::optional<Json> QueuedCaseJson(const Job& job, const RunStore& store) {
+  Json j;
+  if (job.state == "done") {
+    Result<OrderedJson> reported = ParseOrderedJson(job.result);
+    Result<FinishedCase> finished = reported.ok() ? WorklistCaseFromJson(*reported) : Result<FinishedCase>(reported.status());
+    if (!finished.ok()) {
+      j = Json{{"case", job.case_name}, {"ok", false}, {"error", "its worker's result cannot be read: " +
+                                                                     finished.status().message()}};
+    } else {
+      j = CaseJson(finished->result, store);
+    }
+  } else if (job.state == "dead") {
+    j = Json{{"case", job.case_name}, {"ok", false},
+             {"error", "gave up after " + std::to_string(job.attempts) + " attempt(s): " + job.last_error}};
+  } else {
+    return std::nullopt;
+  }
+  if (!job.run_id.empty()) j["run_id"] = job.run_id;
+  j["attempts"] = job.attempts;
+  j["done_at"] = job.updated_at;
+  return j;
+}
+
+// Brings a queued worklist up to its batch: the cases its workers finished,
+// the counts, finished once no job is queued or running. Takes s.mu itself.
+Status RefreshQueued(ApiState& s, ServerWorklist& w) {
+  Result<std::vector<Job>> jobs = s.options.worklist_queue->ListBatch(w.batch);
+  if (!jobs.ok()) return jobs.status();
+  Json cases = Json::array();
+  size_t done = 0, failed = 0, open = 0;
+  for (const Job& job : *jobs) {
+    std::optional<Json> c = QueuedCaseJson(job, *s.service.store());
+    if (!c) {
+      ++open;
+      continue;
+    }
+    (BoolOr(*c, "ok", false) ? done : failed) += 1;
+    cases.push_back(std::move(*c));
+  }
+  std::lock_guard<std::mutex> lock(s.mu);
+  const bool ended = open == 0 && w.status != "finished";
+  w.cases = std::move(cases);
+  w.total = jobs->size();
+  w.done = done + failed;  // as a worklist run here counts them: every case with a result
+  w.failed = failed;
+  w.status = open == 0 ? "finished" : "running";
+  if (ended) WriteServerFile(w);  // the record an earlier start's worklist is read from
+  return Status::OK();
 }
 
 // The cases of a multipart form, written under `folder`/cases/.
@@ -165,6 +223,22 @@ Result<std::shared_ptr<ServerWorklist>> StartWorklist(ApiState& s, const std::st
   w->folder = WorklistsDir(s) + "/" + id;
   w->concurrency = concurrency;
   w->created_at = StoreTimestampMillis(std::chrono::system_clock::now());
+  if (s.options.worklist_queue) {
+    // The cases go to the job queue; `medreact worker`s run them.
+    Result<std::string> batch = service::EnqueueWorklist(*s.options.worklist_queue, dir, "");
+    if (!batch.ok()) {
+      *field = "dir";
+      return batch.status();
+    }
+    w->batch = *batch;
+    if (Result<BatchInfo> info = s.options.worklist_queue->Batch(w->batch); info.ok()) {
+      w->total = static_cast<size_t>(info->jobs);
+    }
+    if (Status st = WriteServerFile(*w); !st.ok()) return Status::Unavailable("the server could not keep the worklist");
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.worklists[id] = w;
+    return w;
+  }
   service::TriageSettings settings{.model = s.options.model, .record_always = true};
   Result<std::unique_ptr<service::PreparedWorklist>> prepared = service::PrepareWorklist(
       s.service, {.dir = dir, .out_dir = w->folder + "/out", .concurrency = concurrency, .resume = resume,
@@ -259,10 +333,18 @@ void CreateWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex) {
 
 void ShowWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Params& p) {
   if (!IsWorklistId(p[0])) return ex->Respond(ErrorResponse("not_found", "no worklist '" + PrintableLine(p[0]) + "'"));
+  std::shared_ptr<ServerWorklist> known;
   {
     std::lock_guard<std::mutex> lock(s.mu);
     auto it = s.worklists.find(p[0]);
-    if (it != s.worklists.end()) return ex->Respond(JsonResponse(200, Json{{"worklist", WorklistJson(*it->second)}}));
+    if (it != s.worklists.end()) known = it->second;
+  }
+  if (known) {
+    if (!known->batch.empty()) {
+      if (Status st = RefreshQueued(s, *known); !st.ok()) return ex->Respond(StatusResponse(st));
+    }
+    std::lock_guard<std::mutex> lock(s.mu);
+    return ex->Respond(JsonResponse(200, Json{{"worklist", WorklistJson(*known)}}));
   }
   // A worklist of an earlier start: its files.
   const std::string folder = WorklistsDir(s) + "/" + p[0];
@@ -284,6 +366,10 @@ void CancelWorklist(ApiState& s, const std::shared_ptr<Exchange>& ex, const Para
   if (it == s.worklists.end()) {
     return ex->Respond(ErrorResponse("not_found", "no worklist '" + PrintableLine(p[0]) + "' runs in this server"));
   }
+  if (!it->second->batch.empty()) {
+    return ex->Respond(ErrorResponse("conflict", "worklist '" + p[0] + "' is queued: its cases are run by medreact "
+                                                 "workers, which this server does not stop"));
+  }
   if (it->second->status != "running") {
     return ex->Respond(ErrorResponse("conflict", "worklist '" + p[0] + "' has already ended (" +
                                                      it->second->status + ")"));
@@ -303,6 +389,20 @@ std::vector<std::string> ResumeWorklists(ApiState& s) {
     if (!text.ok()) continue;
     Result<Json> record = ParseJson(*text);
     if (!record.ok() || StringOr(*record, "status") != "running") continue;
+    if (const std::string batch = StringOr(*record, "batch"); !batch.empty()) {
+      // Queued: its workers go on with it; this server follows its batch again.
+      if (!s.options.worklist_queue) continue;
+      auto w = std::make_shared<ServerWorklist>();
+      w->id = id;
+      w->dir = StringOr(*record, "dir");
+      w->folder = entry.path().string();
+      w->created_at = StringOr(*record, "created_at");
+      w->batch = batch;
+      w->total = static_cast<size_t>(std::max<int64_t>(0, IntegerOr(*record, "cases_total", 0)));
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.worklists[id] = std::move(w);
+      continue;
+    }
     std::string field;
     if (StartWorklist(s, id, StringOr(*record, "dir"), static_cast<int>(IntegerOr(*record, "concurrency", 4)),
                       /*resume=*/true, &field)
@@ -324,6 +424,14 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     return Json{{"id", id},           {"status", status},   {"created_at", created_at},
                 {"cases_total", total}, {"cases_done", done}, {"cases_failed", failed}};
   };
+  std::vector<std::shared_ptr<ServerWorklist>> queued;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (const auto& [id, w] : s.worklists) {
+      if (!w->batch.empty()) queued.push_back(w);
+    }
+  }
+  for (const auto& w : queued) RefreshQueued(s, *w);  // a failing queue leaves the counts as they were
   {
     std::lock_guard<std::mutex> lock(s.mu);
     for (const auto& [id, w] : s.worklists) by_id[id] = brief(id, w->status, w->created_at, w->total, w->done, w->failed);
@@ -382,6 +490,26 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   ex->Respond(JsonResponse(200, Json{{"worklists", lists}, {"folders", std::move(folders)}}));
 }
 
+// The done job of this server's queued worklists whose run is `run_id`,
+// with its worklist's id.
+std::optional<std::pair<std::string, Job>> FindQueuedCase(ApiState& s, const std::string& run_id) {
+  std::vector<std::shared_ptr<ServerWorklist>> queued;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (const auto& [id, w] : s.worklists) {
+      if (!w->batch.empty()) queued.push_back(w);
+    }
+  }
+  for (const auto& w : queued) {
+    Result<std::vector<Job>> jobs = s.options.worklist_queue->ListBatch(w->batch);
+    if (!jobs.ok()) continue;
+    for (const Job& job : *jobs) {
+      if (job.run_id == run_id && job.state == "done") return std::make_pair(w->id, job);
+    }
+  }
+  return std::nullopt;
+}
+
 // The triage result of a worklist's case, by the case's run: what the
 // worklist wrote for it (final priority, risk adjustment and its reason,
 // needs_review and why), without the record's path.
@@ -401,6 +529,17 @@ void ShowTriageCase(ApiState& s, const std::shared_ptr<Exchange>& ex, const Para
   const std::string worklist_id = out.parent_path().filename().string();
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || out.filename() != "out" ||
       !IsWorklistId(worklist_id) || out.parent_path().parent_path() != mine) {
+    // A case of a queued worklist: its worker's result, kept in its job.
+    if (std::optional<std::pair<std::string, Job>> queued = FindQueuedCase(s, p[0])) {
+      Result<Json> reported = ParseJson(queued->second.result);
+      if (!reported.ok() || !reported->is_object() || !(*reported)["result"].is_object()) {
+        return ex->Respond(ErrorResponse("internal", "the triage result of run '" + id + "' is damaged"));
+      }
+      Json result = (*reported)["result"];
+      if (result.contains("record") && result["record"].is_object()) result["record"].erase("source");
+      return ex->Respond(JsonResponse(200, Json{{"run_id", p[0]}, {"worklist_id", queued->first},
+                                                {"case", queued->second.case_name}, {"result", std::move(result)}}));
+    }
     return ex->Respond(ErrorResponse("not_found", "run '" + id + "' is not a case of a worklist of this server"));
   }
   Result<std::string> text = ReadUserFile((out / (name + ".json")).string(), "the case's result", 8 << 20);

@@ -6,10 +6,12 @@
 #define MEDREACT_SERVER_SERVER_OPTIONS_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "service/run_service.h"
+#include "store/job_queue.h"
 
 namespace medreact::server {
 
@@ -47,6 +49,12 @@ struct ServeOptions {
   // that read a file (fhir, rag) are refused, literature needs network_tools.
   // Default: none (no /mcp)
   std::vector<std::string> mcp_packs;
+  // The job queue POST /v1/worklists puts a worklist's cases in, for
+  // `medreact worker`s (on this machine or others) to run, instead of running
+  // them in this server (issue 28; --queue-worklists: the store's own queue,
+  // store/job_queue.h). The worklist then follows the batch: its cases as the
+  // workers finish them. Default: none (worklists run here)
+  std::shared_ptr<JobQueue> worklist_queue;
 };
 
 }  // namespace medreact::server
