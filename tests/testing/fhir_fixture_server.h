@@ -22,7 +22,6 @@
 #define MEDREACT_TESTS_TESTING_FHIR_FIXTURE_SERVER_H_
 
 #include <httplib.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +37,7 @@
 
 #include "medreact/json.h"
 #include "testing/build_paths.h"
+#include "testing/loopback_http.h"
 #include "tools/fhir/smart_auth.h"
 
 namespace medreact::testing {
@@ -122,26 +122,11 @@ class FhirFixtureServer {
   bool Start() {
     server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) { Serve(req, res); });
     server_.Post(".*", [this](const httplib::Request& req, httplib::Response& res) { Serve(req, res); });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) return false;
-    thread_ = std::thread([this] {
-      sigset_t pipe;
-      sigemptyset(&pipe);
-      sigaddset(&pipe, SIGPIPE);
-      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-      server_.listen_after_bind();
-    });
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!server_.is_running() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return server_.is_running();
+    port_ = ServeOnLoopback(server_, thread_);
+    return port_ > 0;
   }
   void Stop() {
-    if (thread_.joinable()) {
-      server_.stop();
-      thread_.join();
-    }
+    StopLoopback(server_, thread_);
   }
 
   std::string origin() const { return "http://127.0.0.1:" + std::to_string(port_); }

@@ -7,7 +7,6 @@
 #define MEDREACT_TESTS_TESTING_LITERATURE_SERVER_H_
 
 #include <httplib.h>
-#include <signal.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "testing/build_paths.h"
+#include "testing/loopback_http.h"
 
 namespace medreact::testing {
 
@@ -70,20 +70,8 @@ class LiteratureFixtureServer {
 
   bool Start() {
     server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) { Serve(req, res); });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) return false;
-    thread_ = std::thread([this] {
-      sigset_t pipe;  // a client that hung up must not kill the test process
-      sigemptyset(&pipe);
-      sigaddset(&pipe, SIGPIPE);
-      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-      server_.listen_after_bind();
-    });
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!server_.is_running() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return server_.is_running();
+    port_ = ServeOnLoopback(server_, thread_);
+    return port_ > 0;
   }
 
   void Stop() {
@@ -92,10 +80,7 @@ class LiteratureFixtureServer {
       stopping_ = true;
     }
     released_.notify_all();
-    if (thread_.joinable()) {
-      server_.stop();
-      thread_.join();
-    }
+    StopLoopback(server_, thread_);
   }
 
   // "http://127.0.0.1:<port><path>"

@@ -7,7 +7,6 @@
 #define MEDREACT_TESTS_TESTING_OTLP_RECEIVER_H_
 
 #include <httplib.h>
-#include <signal.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "medreact/json.h"
+#include "testing/loopback_http.h"
 
 namespace medreact::testing {
 
@@ -49,20 +49,8 @@ class OtlpReceiver {
       res.set_content("{}", "application/json");
     });
     server_.set_keep_alive_max_count(1);  // no idle connection for Stop() to wait out
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) return false;
-    thread_ = std::thread([this] {
-      sigset_t pipe;  // a client that hung up must not kill the test process
-      sigemptyset(&pipe);
-      sigaddset(&pipe, SIGPIPE);
-      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-      server_.listen_after_bind();
-    });
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!server_.is_running() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return server_.is_running();
+    port_ = ServeOnLoopback(server_, thread_);
+    return port_ > 0;
   }
 
   void Release() {
@@ -73,10 +61,7 @@ class OtlpReceiver {
 
   void Stop() {
     Release();
-    if (thread_.joinable()) {
-      server_.stop();
-      thread_.join();
-    }
+    StopLoopback(server_, thread_);
   }
 
   // The base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT takes it.
