@@ -140,6 +140,16 @@ Status RefreshQueued(ApiState& s, ServerWorklist& w) {
   return Status::OK();
 }
 
+// This server's queued worklists (those with a batch), taken under s.mu.
+std::vector<std::shared_ptr<ServerWorklist>> QueuedWorklists(ApiState& s) {
+  std::vector<std::shared_ptr<ServerWorklist>> queued;
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (const auto& [id, w] : s.worklists) {
+    if (!w->batch.empty()) queued.push_back(w);
+  }
+  return queued;
+}
+
 // The cases of a multipart form, written under `folder`/cases/.
 Status WriteUploadedCases(const std::vector<FormPart>& parts, const std::string& folder, std::string* field) {
   size_t files = 0;
@@ -424,14 +434,7 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
     return Json{{"id", id},           {"status", status},   {"created_at", created_at},
                 {"cases_total", total}, {"cases_done", done}, {"cases_failed", failed}};
   };
-  std::vector<std::shared_ptr<ServerWorklist>> queued;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    for (const auto& [id, w] : s.worklists) {
-      if (!w->batch.empty()) queued.push_back(w);
-    }
-  }
-  for (const auto& w : queued) RefreshQueued(s, *w);  // a failing queue leaves the counts as they were
+  for (const auto& w : QueuedWorklists(s)) RefreshQueued(s, *w);  // a failing queue leaves the counts as they were
   {
     std::lock_guard<std::mutex> lock(s.mu);
     for (const auto& [id, w] : s.worklists) by_id[id] = brief(id, w->status, w->created_at, w->total, w->done, w->failed);
@@ -490,17 +493,12 @@ void ListWorklists(ApiState& s, const std::shared_ptr<Exchange>& ex) {
   ex->Respond(JsonResponse(200, Json{{"worklists", lists}, {"folders", std::move(folders)}}));
 }
 
+namespace {
+
 // The done job of this server's queued worklists whose run is `run_id`,
 // with its worklist's id.
 std::optional<std::pair<std::string, Job>> FindQueuedCase(ApiState& s, const std::string& run_id) {
-  std::vector<std::shared_ptr<ServerWorklist>> queued;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    for (const auto& [id, w] : s.worklists) {
-      if (!w->batch.empty()) queued.push_back(w);
-    }
-  }
-  for (const auto& w : queued) {
+  for (const auto& w : QueuedWorklists(s)) {
     Result<std::vector<Job>> jobs = s.options.worklist_queue->ListBatch(w->batch);
     if (!jobs.ok()) continue;
     for (const Job& job : *jobs) {
@@ -509,6 +507,8 @@ std::optional<std::pair<std::string, Job>> FindQueuedCase(ApiState& s, const std
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 // The triage result of a worklist's case, by the case's run: what the
 // worklist wrote for it (final priority, risk adjustment and its reason,
