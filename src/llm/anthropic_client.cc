@@ -95,8 +95,7 @@ class AnthropicModel : public ChatModel {
     }
     if (!sent.ok()) {
       attempt.error = sent.status();
-      attempt.retryable = attempt.error.code() == StatusCode::kUnavailable ||
-                          attempt.error.code() == StatusCode::kTimeout;
+      attempt.retryable = IsRetryableTransportError(attempt.error);
       return attempt;
     }
     HttpResponse response = *sent;

@@ -110,8 +110,7 @@ class OpenAIModel : public ChatModel, public ContextWindowSource {
     }
     if (!sent.ok()) {
       attempt.error = sent.status();
-      attempt.retryable = attempt.error.code() == StatusCode::kUnavailable ||
-                          attempt.error.code() == StatusCode::kTimeout;
+      attempt.retryable = IsRetryableTransportError(attempt.error);
       return attempt;
     }
     const HttpResponse& response = *sent;

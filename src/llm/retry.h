@@ -112,6 +112,13 @@ Millis Backoff(const RetryPolicy& policy, int retry);
 // HTML page, a stack trace that may echo the prompt) is described by size.
 std::string ServerErrorText(const std::string& body);
 
+// Whether a request that got no response may be tried again: the server
+// could not be reached or did not answer in time (not a cancel, not a
+// refused request).
+inline bool IsRetryableTransportError(const Status& error) {
+  return error.code() == StatusCode::kUnavailable || error.code() == StatusCode::kTimeout;
+}
+
 // A non-2xx response as an attempt: "HTTP <status> from <url>: <text>";
 // retryable statuses marked, 401/403 kPermissionDenied, other 4xx
 // kInvalidArgument.

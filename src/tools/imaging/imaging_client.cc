@@ -448,8 +448,7 @@ Result<Json> ImagingClient::Post(const std::string& what, const std::string& url
     Result<HttpResponse> sent = transport_->Send(http, nullptr, cancel);
     if (!sent.ok()) {
       attempt.error = sent.status();
-      attempt.retryable =
-          attempt.error.code() == StatusCode::kUnavailable || attempt.error.code() == StatusCode::kTimeout;
+      attempt.retryable = IsRetryableTransportError(attempt.error);
       return attempt;
     }
     if (sent->status / 100 != 2) return HttpFailure(*sent, endpoints_.api_key);

@@ -230,8 +230,7 @@ Result<LiteratureResponse> LiteratureFetcher::GetOnline(const LiteratureRequest&
       attempt.error = Status::Cancelled(request.what + " cancelled");
     } else if (!response.ok()) {
       attempt.error = response.status();
-      attempt.retryable =
-          attempt.error.code() == StatusCode::kUnavailable || attempt.error.code() == StatusCode::kTimeout;
+      attempt.retryable = IsRetryableTransportError(attempt.error);
     } else if (response->status / 100 != 2) {
       attempt.error = HttpStatusError(*response, request.url);
       attempt.retryable = IsRetryableHttpStatus(response->status);
